@@ -1,0 +1,2 @@
+// Package generic provides type-parameterized informers and listers.
+package generic

@@ -1,0 +1,182 @@
+package generic
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Factory hands out one shared Informer[T] per GroupVersionResource and
+// starts, syncs and stops them as a unit, as client-go's shared informer
+// factories do.
+//
+// The zero Factory is not usable; call NewFactory. A Factory is safe for
+// concurrent use.
+type Factory[T Object] struct {
+	source  Source
+	convert Converter[T]
+	opts    []Option
+	// namespace and tweak are the resolved list/watch options, handed to the
+	// source; the informer options are resolved again by NewInformer.
+	namespace string
+	tweak     TweakListOptionsFunc
+
+	mu           sync.Mutex
+	informers    map[schema.GroupVersionResource]*entry[T]
+	shuttingDown bool
+	// wg counts the goroutines Start started, so that Shutdown can wait.
+	wg sync.WaitGroup
+}
+
+// entry is one informer of a Factory and how it runs.
+type entry[T Object] struct {
+	informer Informer[T]
+	// cancel stops the informer; nil until Start ran it.
+	cancel context.CancelFunc
+	// done is closed when the informer's Run has returned.
+	done chan struct{}
+}
+
+func (e *entry[T]) started() bool { return e.cancel != nil }
+
+// NewFactory returns a Factory whose informers list and watch through source
+// and convert what it delivers with convert (nil: source delivers T; see
+// NewInformer). The Options apply to every informer.
+//
+// A nil source is not an error here: the informers' lists fail with a clear
+// error, they never sync, and WaitForCacheSync returns false for them when
+// its context ends.
+func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *Factory[T] {
+	if source == nil {
+		source = func(schema.GroupVersionResource, string, TweakListOptionsFunc) cache.ListerWatcher {
+			return FailingListerWatcher(errors.New("generic: nil Source"))
+		}
+	}
+	o := resolveOptions(opts)
+	// The namespace index comes first so that an indexer of the same name
+	// given in opts replaces it.
+	namespaceIndex := WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	return &Factory[T]{
+		source:    source,
+		convert:   convert,
+		opts:      append([]Option{namespaceIndex}, opts...),
+		namespace: o.namespace,
+		tweak:     o.tweakListOptions,
+		informers: map[schema.GroupVersionResource]*entry[T]{},
+	}
+}
+
+// ForResource returns the shared informer of gvr, creating it on first use.
+// Every call with the same gvr returns the same informer. An informer created
+// after Start runs at the next Start.
+func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e, ok := f.informers[gvr]; ok {
+		return e.informer
+	}
+	lw := f.source(gvr, f.namespace, f.tweak)
+	e := &entry[T]{informer: NewInformer(lw, gvr, f.convert, f.opts...)}
+	f.informers[gvr] = e
+	return e.informer
+}
+
+// Start runs every informer that is not running yet, each in its own
+// goroutine, until ctx ends or Shutdown is called. It does not block, may be
+// called any number of times, and does nothing after Shutdown. A nil ctx is
+// taken as context.Background().
+func (f *Factory[T]) Start(ctx context.Context) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shuttingDown {
+		return
+	}
+	for _, e := range f.informers {
+		if !e.started() {
+			f.run(ctx, e)
+		}
+	}
+}
+
+// run starts one informer; f.mu must be held.
+func (f *Factory[T]) run(ctx context.Context, e *entry[T]) {
+	runCtx, cancel := context.WithCancel(ctx)
+	e.cancel = cancel
+	e.done = make(chan struct{})
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		defer close(e.done)
+		defer cancel()
+		e.informer.Run(runCtx)
+	}()
+}
+
+// WaitForCacheSync waits until every started informer has synced, or ctx
+// ends, and reports for each started informer whether it synced. It returns
+// as soon as ctx ends (it does not poll), and also stops waiting for an
+// informer that has stopped. Informers not yet started are not in the map.
+func (f *Factory[T]) WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	started := f.startedInformers()
+	synced := make(map[schema.GroupVersionResource]bool, len(started))
+	for gvr, e := range started {
+		synced[gvr] = waitForSync(ctx, e)
+	}
+	return synced
+}
+
+func (f *Factory[T]) startedInformers() map[schema.GroupVersionResource]*entry[T] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	started := make(map[schema.GroupVersionResource]*entry[T], len(f.informers))
+	for gvr, e := range f.informers {
+		if e.started() {
+			started[gvr] = e
+		}
+	}
+	return started
+}
+
+func waitForSync[T Object](ctx context.Context, e *entry[T]) bool {
+	synced := e.informer.Informer().HasSyncedChecker().Done()
+	select {
+	case <-synced:
+		return true
+	case <-ctx.Done():
+	case <-e.done:
+	}
+	// select picks at random among ready cases: look once more.
+	select {
+	case <-synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Shutdown stops every informer the Factory started and returns when all
+// their goroutines have ended. After Shutdown, Start does nothing. It may be
+// called any number of times, also concurrently.
+//
+// Unlike client-go's factories, whose Shutdown only waits for the stop
+// channel given to Start to close, Shutdown stops the informers itself.
+func (f *Factory[T]) Shutdown() {
+	f.mu.Lock()
+	f.shuttingDown = true
+	for _, e := range f.informers {
+		if e.started() {
+			e.cancel()
+		}
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+}

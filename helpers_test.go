@@ -1,0 +1,107 @@
+package generic_test
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/fixtures"
+	"github.com/generic-informers/generic/internal/widget"
+)
+
+var (
+	podsGVR       = corev1.SchemeGroupVersion.WithResource("pods")
+	configMapsGVR = corev1.SchemeGroupVersion.WithResource("configmaps")
+	namespacesGVR = corev1.SchemeGroupVersion.WithResource("namespaces")
+)
+
+// listKinds tells client-go's fake dynamic client the list kind of each
+// resource the tests use.
+var listKinds = map[schema.GroupVersionResource]string{
+	podsGVR:       "PodList",
+	configMapsGVR: "ConfigMapList",
+	namespacesGVR: "NamespaceList",
+	widget.GVR:    "WidgetList",
+}
+
+// newScheme returns client-go's built-in types plus Widget.
+func newScheme(t testing.TB) *runtime.Scheme {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := widget.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return scheme
+}
+
+// load reads fixtures as unstructured objects.
+func load(t testing.TB, paths ...string) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := fixtures.Load(paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// loadTyped reads fixtures as the scheme's Go types.
+func loadTyped(t testing.TB, paths ...string) []runtime.Object {
+	t.Helper()
+	objs, err := fixtures.Typed(newScheme(t), load(t, paths...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// indexerWith returns an informer-style indexer (namespace index included)
+// holding objs, plus the extra indexers given.
+func indexerWith[T runtime.Object](t testing.TB, objs []T, extra cache.Indexers) cache.Indexer {
+	t.Helper()
+	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	for name, fn := range extra {
+		indexers[name] = fn
+	}
+	indexer := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, indexers)
+	for _, obj := range objs {
+		if err := indexer.Add(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return indexer
+}
+
+// only returns the objects of Go type T among objs.
+func only[T runtime.Object](objs []runtime.Object) []T {
+	var ret []T
+	for _, obj := range objs {
+		if t, ok := obj.(T); ok {
+			ret = append(ret, t)
+		}
+	}
+	return ret
+}
+
+// keysOf returns the cache keys of objs, sorted, for order-free comparison.
+func keysOf[T runtime.Object](t testing.TB, objs []T) []string {
+	t.Helper()
+	keys := make([]string, 0, len(objs))
+	for _, obj := range objs {
+		key, err := cache.MetaNamespaceKeyFunc(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	return keys
+}

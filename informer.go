@@ -1,0 +1,181 @@
+package generic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Informer is a cache.SharedIndexInformer whose objects are all of type T,
+// with a typed Lister, typed event handlers and typed indexers. No method
+// needs a type assertion from its caller, and none panics on a value of
+// another type: such values are reported to the ErrorHandler and dropped.
+//
+// The methods are safe for concurrent use.
+type Informer[T Object] interface {
+	// Informer returns the underlying shared informer, for code that takes
+	// client-go types (cache.WaitForCacheSync, informers.GenericInformer).
+	Informer() cache.SharedIndexInformer
+	// Lister returns a Lister over the informer's cache.
+	Lister() Lister[T]
+	// AddEventHandler registers a typed handler, as client-go's
+	// cache.TypedSharedIndexInformer.AddTypedEventHandler does, with at most
+	// one HandlerOptions. Deletes reach OnDelete as a
+	// cache.DeletedObject[T]: when the informer missed the delete event
+	// (the object vanished between a watch and a relist), OptionalObj is
+	// the last state it cached and FinalStateUnknown holds the tombstone.
+	AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error)
+	// AddIndexers adds typed index functions. As with client-go, indexers
+	// added after the informer started are applied to the objects already
+	// cached. An index function that returns an error is reported as an
+	// *IndexError and leaves that object out of that index.
+	AddIndexers(indexers cache.TypedIndexers[T]) error
+	// HasSynced reports whether the cache has been filled by a complete
+	// initial list.
+	HasSynced() bool
+	// Run runs the informer until ctx ends and returns when it has stopped.
+	// An informer runs at most once; a Factory calls Run for the informers
+	// it hands out.
+	Run(ctx context.Context)
+	// GroupVersionResource returns the resource the informer watches.
+	GroupVersionResource() schema.GroupVersionResource
+}
+
+// NewInformer returns an Informer[T] that lists and watches gvr through lw.
+//
+// convert, when not nil, turns each object lw delivers into T once, as it is
+// ingested; objects it rejects are reported and skipped (see Converter).
+// With a nil convert, lw must deliver T itself, as a typed REST client or,
+// for T = *unstructured.Unstructured, the dynamic client does; the reflector
+// drops anything else, as client-go's does.
+//
+// Of the Options, WithResyncPeriod, WithIndexers, WithTransform and
+// WithErrorHandler apply; the namespace and list options are lw's business.
+// Most callers get informers from a Factory instead.
+func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], opts ...Option) Informer[T] {
+	o := resolveOptions(opts)
+	i := &informer[T]{gvr: gvr, errorHandler: o.errorHandler}
+	background := context.Background()
+	i.runCtx.Store(&background)
+
+	newT, _ := newObjectFunc[T]()
+	var example runtime.Object
+	if newT != nil {
+		example = newT()
+	}
+	if lw == nil {
+		lw = FailingListerWatcher(errors.New("generic: nil ListerWatcher"))
+	}
+	if convert != nil {
+		lw = newIngest(lw, gvr, convert, newT, i.cached, i.errorHandler)
+	}
+	i.shared = cache.NewSharedIndexInformerWithOptions(lw, example, cache.SharedIndexInformerOptions{
+		ResyncPeriod:      o.resyncPeriod,
+		Indexers:          i.guardIndexers(o.indexers),
+		ObjectDescription: gvr.String(),
+	})
+	if o.transform != nil {
+		// The informer has not started, so SetTransform cannot fail.
+		_ = i.shared.SetTransform(o.transform)
+	}
+	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
+	return i
+}
+
+type informer[T Object] struct {
+	shared       cache.SharedIndexInformer
+	lister       Lister[T]
+	gvr          schema.GroupVersionResource
+	errorHandler ErrorHandler
+	// runCtx is the context Run was called with (context.Background before),
+	// passed to the ErrorHandler for errors raised outside of a list or
+	// watch call, so that they are logged with the informer's logger.
+	runCtx atomic.Pointer[context.Context]
+}
+
+func (i *informer[T]) Informer() cache.SharedIndexInformer { return i.shared }
+
+func (i *informer[T]) Lister() Lister[T] { return i.lister }
+
+func (i *informer[T]) HasSynced() bool { return i.shared.HasSynced() }
+
+func (i *informer[T]) GroupVersionResource() schema.GroupVersionResource { return i.gvr }
+
+func (i *informer[T]) Run(ctx context.Context) {
+	i.runCtx.Store(&ctx)
+	i.shared.RunWithContext(ctx)
+}
+
+func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	if handler == nil {
+		return nil, errors.New("generic: nil event handler")
+	}
+	var o cache.HandlerOptions
+	switch len(options) {
+	case 0:
+	case 1:
+		o = options[0]
+	default:
+		return nil, fmt.Errorf("generic: at most one HandlerOptions may be passed, got %d", len(options))
+	}
+	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report}, o)
+}
+
+func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
+	untyped := make(cache.Indexers, len(indexers))
+	for name, fn := range indexers {
+		if fn == nil {
+			return fmt.Errorf("generic: index %q has a nil function", name)
+		}
+		untyped[name] = func(obj any) ([]string, error) {
+			t, ok := obj.(T)
+			if !ok {
+				return nil, unexpectedType[T](i.gvr.GroupResource(), obj)
+			}
+			return fn(t)
+		}
+	}
+	return i.shared.AddIndexers(i.guardIndexers(untyped))
+}
+
+// guardIndexers wraps index functions so that an error is reported instead
+// of reaching client-go's thread-safe store, which panics on it.
+func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
+	guarded := make(cache.Indexers, len(indexers))
+	for name, fn := range indexers {
+		if fn == nil {
+			continue
+		}
+		guarded[name] = func(obj any) ([]string, error) {
+			values, err := fn(obj)
+			if err != nil {
+				i.report(&IndexError{Index: name, Key: keyOf(obj), Err: err})
+				return nil, nil
+			}
+			return values, nil
+		}
+	}
+	return guarded
+}
+
+func (i *informer[T]) report(err error) { i.errorHandler(*i.runCtx.Load(), err) }
+
+// cached returns the object the cache holds under key.
+func (i *informer[T]) cached(key string) (any, bool) {
+	obj, exists, err := i.shared.GetIndexer().GetByKey(key)
+	return obj, exists && err == nil
+}
+
+// keyOf is the cache key of obj, tombstones included, or "" if it has none.
+func keyOf(obj any) string {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return ""
+	}
+	return key
+}

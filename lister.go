@@ -1,0 +1,146 @@
+package generic
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Lister reads objects of type T from an informer's cache (a cache.Indexer),
+// the typed counterpart of client-go's generated listers and of
+// dynamiclister.Lister.
+//
+// Objects returned are shared cache state: read-only. Copy one (DeepCopy)
+// before changing it. A Lister is safe for concurrent use.
+type Lister[T runtime.Object] interface {
+	// List returns every cached object, in all namespaces, whose labels
+	// match selector, in no particular order. A nil selector matches
+	// nothing; use labels.Everything() for all objects.
+	List(selector labels.Selector) ([]T, error)
+	// Get returns the object stored under key name, which is how
+	// cluster-scoped objects are keyed. For a namespaced object use
+	// Namespace(ns).Get(name). If there is none, the error satisfies
+	// apierrors.IsNotFound and names the Lister's GroupResource.
+	Get(name string) (T, error)
+	// Namespace returns a NamespaceLister for the objects in namespace.
+	Namespace(namespace string) NamespaceLister[T]
+	// ByIndex returns the objects whose index function named indexName
+	// produced indexedValue. An unknown indexName is an error.
+	ByIndex(indexName, indexedValue string) ([]T, error)
+}
+
+// NamespaceLister reads the objects of one namespace from the cache. It has
+// exactly the methods of client-go's dynamiclister.NamespaceLister, with T
+// for *unstructured.Unstructured. Objects returned are read-only.
+type NamespaceLister[T runtime.Object] interface {
+	// List returns the objects in this namespace whose labels match selector.
+	List(selector labels.Selector) ([]T, error)
+	// Get returns the object with this name in this namespace (cache key
+	// "namespace/name"). If there is none, the error satisfies
+	// apierrors.IsNotFound and names the GroupResource.
+	Get(name string) (T, error)
+}
+
+// NewLister returns a Lister of the objects in indexer, which must hold
+// values of type T keyed as cache.MetaNamespaceKeyFunc keys them ("name" or
+// "namespace/name"), as every informer's indexer does. resource names the
+// objects in not-found errors.
+//
+// A value of another type in the indexer never panics: Get returns an error
+// wrapping ErrUnexpectedType, and List and ByIndex return the T values
+// together with such an error.
+func NewLister[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource) Lister[T] {
+	return &lister[T]{indexer: indexer, resource: resource}
+}
+
+type lister[T runtime.Object] struct {
+	indexer  cache.Indexer
+	resource schema.GroupResource
+}
+
+func (l *lister[T]) List(selector labels.Selector) ([]T, error) {
+	return listByNamespace[T](l.indexer, l.resource, metav1.NamespaceAll, selector)
+}
+
+func (l *lister[T]) Get(name string) (T, error) {
+	return getByKey[T](l.indexer, l.resource, name, name)
+}
+
+func (l *lister[T]) Namespace(namespace string) NamespaceLister[T] {
+	return &namespaceLister[T]{indexer: l.indexer, resource: l.resource, namespace: namespace}
+}
+
+func (l *lister[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
+	objs, err := l.indexer.ByIndex(indexName, indexedValue)
+	if err != nil {
+		return nil, err
+	}
+	ret := make([]T, 0, len(objs))
+	var mismatch error
+	for _, obj := range objs {
+		if t, ok := obj.(T); ok {
+			ret = append(ret, t)
+		} else if mismatch == nil {
+			mismatch = unexpectedType[T](l.resource, obj)
+		}
+	}
+	return ret, mismatch
+}
+
+type namespaceLister[T runtime.Object] struct {
+	indexer   cache.Indexer
+	resource  schema.GroupResource
+	namespace string
+}
+
+func (l *namespaceLister[T]) List(selector labels.Selector) ([]T, error) {
+	return listByNamespace[T](l.indexer, l.resource, l.namespace, selector)
+}
+
+func (l *namespaceLister[T]) Get(name string) (T, error) {
+	return getByKey[T](l.indexer, l.resource, l.namespace+"/"+name, name)
+}
+
+// listByNamespace is client-go's cache.ListAllByNamespace (which uses the
+// namespace index when there is one) with a checked type assertion.
+func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, namespace string, selector labels.Selector) ([]T, error) {
+	var ret []T
+	var mismatch error
+	err := cache.ListAllByNamespace(indexer, namespace, selector, func(obj any) {
+		if t, ok := obj.(T); ok {
+			ret = append(ret, t)
+		} else if mismatch == nil {
+			mismatch = unexpectedType[T](resource, obj)
+		}
+	})
+	if err != nil {
+		return ret, err
+	}
+	return ret, mismatch
+}
+
+func getByKey[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, key, name string) (T, error) {
+	var zero T
+	obj, exists, err := indexer.GetByKey(key)
+	if err != nil {
+		return zero, err
+	}
+	if !exists {
+		return zero, apierrors.NewNotFound(resource, name)
+	}
+	t, ok := obj.(T)
+	if !ok {
+		return zero, unexpectedType[T](resource, obj)
+	}
+	return t, nil
+}
+
+func unexpectedType[T runtime.Object](resource schema.GroupResource, obj any) error {
+	var zero T
+	return fmt.Errorf("%w: the cache of %s holds a %T, not a %T", ErrUnexpectedType, resource, obj, zero)
+}

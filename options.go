@@ -1,0 +1,124 @@
+package generic
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// TweakListOptionsFunc changes the options of every list and watch request an
+// informer makes, for example to set a label or field selector. It has the
+// shape of client-go's dynamicinformer.TweakListOptionsFunc and
+// informers/internalinterfaces.TweakListOptionsFunc.
+type TweakListOptionsFunc func(*metav1.ListOptions)
+
+// ErrorHandler receives the errors an informer reports and recovers from:
+// a *ConversionError for an object it skipped, an *IndexError for an index
+// function that failed, and errors wrapping ErrUnexpectedType. ctx carries
+// the informer's logger. It is called from the informer's goroutines, so it
+// must be safe for concurrent use, and should return quickly.
+type ErrorHandler func(ctx context.Context, err error)
+
+// Option configures a Factory or an Informer, in the manner of client-go's
+// informers.SharedInformerOption. A nil Option is ignored.
+type Option func(*options)
+
+// options holds what the Options set, after resolveOptions filled in the
+// defaults.
+type options struct {
+	resyncPeriod     time.Duration
+	namespace        string
+	tweakListOptions TweakListOptionsFunc
+	indexers         cache.Indexers
+	transform        cache.TransformFunc
+	errorHandler     ErrorHandler
+}
+
+// WithResyncPeriod sets the default resync period of the informers, as
+// client-go's defaultResync argument does: every period, each handler that
+// asked for resyncs gets an update for every cached object. Zero, the
+// default, turns resyncs off.
+func WithResyncPeriod(period time.Duration) Option {
+	return func(o *options) { o.resyncPeriod = period }
+}
+
+// WithNamespace limits the informers to one namespace. The default,
+// metav1.NamespaceAll (""), watches all namespaces. Cluster-scoped resources
+// are not in any namespace; where the source knows a resource's scope (the
+// typed factory does) it ignores the namespace for them.
+func WithNamespace(namespace string) Option {
+	return func(o *options) { o.namespace = namespace }
+}
+
+// WithTweakListOptions sets a function that changes the options of every list
+// and watch request, for example to add a label selector.
+func WithTweakListOptions(tweak TweakListOptionsFunc) Option {
+	return func(o *options) { o.tweakListOptions = tweak }
+}
+
+// WithIndexers adds indexers to every informer; a name given twice keeps the
+// last function. A Factory's informers always have the namespace index
+// (cache.NamespaceIndex), which Namespace(ns).List uses. Prefer Informer.AddIndexers, which takes typed index
+// functions. An index function that returns an error does not panic the
+// informer, as it would in client-go: the error is reported as an
+// *IndexError and the object is left out of that index.
+func WithIndexers(indexers cache.Indexers) Option {
+	return func(o *options) {
+		for name, fn := range indexers {
+			o.indexers[name] = fn
+		}
+	}
+}
+
+// WithTransform sets the informers' cache.TransformFunc, which runs on every
+// object, already converted to T, before it is stored (see
+// cache.SharedInformer.SetTransform for its contract). Use it to drop fields
+// nobody reads.
+func WithTransform(transform cache.TransformFunc) Option {
+	return func(o *options) { o.transform = transform }
+}
+
+// WithErrorHandler sets where the informers report the errors they recover
+// from. The default logs them through klog's contextual logger.
+func WithErrorHandler(handler ErrorHandler) Option {
+	return func(o *options) { o.errorHandler = handler }
+}
+
+// resolveOptions is the one place that applies Options over the defaults.
+func resolveOptions(opts []Option) options {
+	o := options{
+		namespace:    metav1.NamespaceAll,
+		indexers:     cache.Indexers{},
+		errorHandler: logError,
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.errorHandler == nil {
+		o.errorHandler = logError
+	}
+	return o
+}
+
+// logError is the default ErrorHandler: one structured log line per error,
+// with the gvr and object key where the error carries them.
+func logError(ctx context.Context, err error) {
+	logger := klog.FromContext(ctx)
+	var conversion *ConversionError
+	if errors.As(err, &conversion) {
+		logger.Error(conversion.Err, "Skipped an object the converter rejected", "gvr", conversion.GVR.String(), "key", conversion.Key)
+		return
+	}
+	var index *IndexError
+	if errors.As(err, &index) {
+		logger.Error(index.Err, "Left an object out of an index", "index", index.Index, "key", index.Key)
+		return
+	}
+	logger.Error(err, "Informer error")
+}

@@ -1,0 +1,171 @@
+package typed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+
+	"github.com/generic-informers/generic"
+)
+
+// Factory hands out shared informers for any Go type registered in its
+// scheme, one per GroupVersionResource, and starts, syncs and stops them as
+// a unit. Get informers with InformerFor. A Factory is safe for concurrent
+// use.
+//
+// Under it, each Go type T has a generic.Factory[T]; the Options given to
+// NewFactory apply to all of them.
+type Factory struct {
+	scheme  *runtime.Scheme
+	codecs  serializer.CodecFactory
+	clients Clients
+	opts    []generic.Option
+
+	mu sync.Mutex
+	// byType holds the *generic.Factory[T] of each Go type T, as a
+	// lifecycle.
+	byType map[reflect.Type]lifecycle
+	// restClients holds one REST client per GroupVersion and wire format.
+	restClients map[restClientKey]rest.Interface
+	// scopes records, for every resource handed out, whether it is
+	// cluster-scoped.
+	scopes       map[schema.GroupVersionResource]meta.RESTScopeName
+	shuttingDown bool
+}
+
+// lifecycle is what the Factory does with each generic.Factory[T],
+// whatever T.
+type lifecycle interface {
+	Start(ctx context.Context)
+	WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool
+	Shutdown()
+}
+
+type restClientKey struct {
+	gv       schema.GroupVersion
+	protobuf bool
+}
+
+// NewFactory returns a Factory that lists and watches through typed REST
+// clients made from config, decoding with scheme's codecs into the Go types
+// registered in scheme. The Options (generic.WithNamespace,
+// generic.WithResyncPeriod, ...) apply to every informer.
+//
+// It fails on a nil config or scheme, or a config that cannot make a client.
+func NewFactory(config *rest.Config, scheme *runtime.Scheme, opts ...generic.Option) (*Factory, error) {
+	if config == nil {
+		return nil, errors.New("typed: nil rest.Config")
+	}
+	return NewFactoryForClients(Clients{Config: config}, scheme, opts...)
+}
+
+// NewFactoryForClients is NewFactory with the clients given, for a shared
+// HTTP client, a RESTMapper of your own, or a (fake) dynamic client.
+func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...generic.Option) (*Factory, error) {
+	if scheme == nil {
+		return nil, errors.New("typed: nil scheme")
+	}
+	resolved, err := clients.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return &Factory{
+		scheme:      scheme,
+		codecs:      serializer.NewCodecFactory(scheme),
+		clients:     resolved,
+		opts:        opts,
+		byType:      map[reflect.Type]lifecycle{},
+		restClients: map[restClientKey]rest.Interface{},
+		scopes:      map[schema.GroupVersionResource]meta.RESTScopeName{},
+	}, nil
+}
+
+// Start runs every informer handed out and not running yet, until ctx ends
+// or Shutdown is called. It does not block and may be called any number of
+// times; informers requested after a Start run at the next Start.
+func (f *Factory) Start(ctx context.Context) {
+	for _, l := range f.lifecycles() {
+		l.Start(ctx)
+	}
+}
+
+// WaitForCacheSync waits until every started informer has synced or ctx
+// ends, and reports for each started informer whether it synced. It returns
+// as soon as ctx ends.
+func (f *Factory) WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool {
+	synced := map[schema.GroupVersionResource]bool{}
+	for _, l := range f.lifecycles() {
+		for gvr, ok := range l.WaitForCacheSync(ctx) {
+			synced[gvr] = ok
+		}
+	}
+	return synced
+}
+
+// Shutdown stops every informer and returns when all their goroutines have
+// ended. After Shutdown, Start does nothing.
+func (f *Factory) Shutdown() {
+	f.mu.Lock()
+	f.shuttingDown = true
+	f.mu.Unlock()
+	for _, l := range f.lifecycles() {
+		l.Shutdown()
+	}
+}
+
+func (f *Factory) lifecycles() []lifecycle {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	all := make([]lifecycle, 0, len(f.byType))
+	for _, l := range f.byType {
+		all = append(all, l)
+	}
+	return all
+}
+
+// factoryFor returns the generic.Factory of T, making it with newFactory on
+// first use. f.mu must be held.
+func factoryFor[T generic.Object](f *Factory, newFactory func() *generic.Factory[T]) (*generic.Factory[T], error) {
+	typ := reflect.TypeFor[T]()
+	if l, ok := f.byType[typ]; ok {
+		gf, ok := l.(*generic.Factory[T])
+		if !ok {
+			return nil, fmt.Errorf("typed: factory of %v holds a %T", typ, l)
+		}
+		return gf, nil
+	}
+	gf := newFactory()
+	if f.shuttingDown {
+		gf.Shutdown()
+	}
+	f.byType[typ] = gf
+	return gf, nil
+}
+
+// restClientFor returns the shared REST client of gv; f.mu must be held.
+func (f *Factory) restClientFor(gv schema.GroupVersion, protobuf bool) (rest.Interface, error) {
+	key := restClientKey{gv: gv, protobuf: protobuf}
+	if client, ok := f.restClients[key]; ok {
+		return client, nil
+	}
+	client, err := newRESTClient(f.clients, f.codecs, gv, protobuf)
+	if err != nil {
+		return nil, err
+	}
+	f.restClients[key] = client
+	return client, nil
+}
+
+func (f *Factory) clusterScoped(gvr schema.GroupVersionResource) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.scopes[gvr] == meta.RESTScopeNameRoot
+}

@@ -1,0 +1,135 @@
+package typed
+
+import (
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/generic-informers/generic"
+)
+
+// InformerOption changes how InformerFor finds the resource of T.
+type InformerOption func(*informerOptions)
+
+type informerOptions struct {
+	mapping *meta.RESTMapping
+}
+
+// WithResource names the resource of T explicitly instead of asking the
+// RESTMapper, with its scope (meta.RESTScopeNamespace or meta.RESTScopeRoot;
+// nil means namespaced). Use it for a Go type served at more than one
+// resource, or with Clients that have no RESTMapper.
+func WithResource(gvr schema.GroupVersionResource, scope meta.RESTScope) InformerOption {
+	return func(o *informerOptions) {
+		if scope == nil {
+			scope = meta.RESTScopeNamespace
+		}
+		o.mapping = &meta.RESTMapping{Resource: gvr, Scope: scope}
+	}
+}
+
+// InformerFor returns the shared informer of Go type T, creating it on first
+// use; every call for the same T and resource returns the same informer.
+// Call factory.Start to run informers created after the last Start.
+//
+// T's GroupVersionKind comes from the factory's scheme, which must also
+// know T's list kind (the "...List" type next to it), and its resource from
+// the RESTMapper or WithResource. It fails, without side effects, if T is
+// not registered, is registered under more than one kind, or has no
+// resource.
+func InformerFor[T generic.Object](factory *Factory, opts ...InformerOption) (generic.Informer[T], error) {
+	if factory == nil {
+		return nil, fmt.Errorf("typed: nil Factory")
+	}
+	var o informerOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	gvk, err := kindOf[T](factory.scheme)
+	if err != nil {
+		return nil, err
+	}
+	mapping, err := factory.mappingFor(gvk, o.mapping)
+	if err != nil {
+		return nil, err
+	}
+	gf, err := genericFactoryFor[T](factory, gvk)
+	if err != nil {
+		return nil, err
+	}
+	return gf.ForResource(mapping.Resource), nil
+}
+
+// kindOf returns the one external GroupVersionKind the scheme registers for
+// the Go type T, and checks that its list kind is registered too.
+func kindOf[T generic.Object](scheme *runtime.Scheme) (schema.GroupVersionKind, error) {
+	typ := reflect.TypeFor[T]()
+	if typ.Kind() != reflect.Pointer {
+		return schema.GroupVersionKind{}, fmt.Errorf("typed: %v is not a pointer type", typ)
+	}
+	var kinds []schema.GroupVersionKind
+	for gvk, known := range scheme.AllKnownTypes() {
+		if known == typ.Elem() && gvk.Version != runtime.APIVersionInternal {
+			kinds = append(kinds, gvk)
+		}
+	}
+	switch {
+	case len(kinds) == 0:
+		return schema.GroupVersionKind{}, fmt.Errorf("typed: %v is not registered in the scheme", typ)
+	case len(kinds) > 1:
+		return schema.GroupVersionKind{}, fmt.Errorf("typed: %v is registered as %v; register it under one kind only", typ, kinds)
+	}
+	gvk := kinds[0]
+	if list := gvk.GroupVersion().WithKind(gvk.Kind + "List"); !scheme.Recognizes(list) {
+		return schema.GroupVersionKind{}, fmt.Errorf("typed: %v is registered as %v but its list kind %v is not", typ, gvk, list)
+	}
+	return gvk, nil
+}
+
+// mappingFor resolves the resource of gvk, records its scope and returns it.
+func (f *Factory) mappingFor(gvk schema.GroupVersionKind, explicit *meta.RESTMapping) (*meta.RESTMapping, error) {
+	mapping := explicit
+	if mapping == nil {
+		if f.clients.RESTMapper == nil {
+			return nil, fmt.Errorf("typed: no RESTMapper to find the resource of %v; use WithResource", gvk)
+		}
+		var err error
+		mapping, err = f.clients.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return nil, fmt.Errorf("typed: resource of %v: %w", gvk, err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scopes[mapping.Resource] = mapping.Scope.Name()
+	return mapping, nil
+}
+
+// genericFactoryFor returns the generic.Factory of T: fed by a typed REST
+// client of gvk's GroupVersion, or by the dynamic client with conversion at
+// ingest.
+func genericFactoryFor[T generic.Object](f *Factory, gvk schema.GroupVersionKind) (*generic.Factory[T], error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var source generic.Source
+	var convert generic.Converter[T]
+	if f.clients.Dynamic != nil {
+		source = generic.DynamicSource(f.clients.Dynamic)
+		convert = generic.FromUnstructured[T]()
+	} else {
+		client, err := f.restClientFor(gvk.GroupVersion(), supportsProtobuf(reflect.TypeFor[T]()))
+		if err != nil {
+			return nil, err
+		}
+		source = restSource(client)
+	}
+	source = ignoreNamespaceWhenClusterScoped(source, f.clusterScoped)
+	return factoryFor(f, func() *generic.Factory[T] {
+		return generic.NewFactory(source, convert, f.opts...)
+	})
+}

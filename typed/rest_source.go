@@ -1,0 +1,87 @@
+package typed
+
+import (
+	"fmt"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+)
+
+const (
+	contentTypeProtobuf = runtime.ContentTypeProtobuf
+	contentTypeJSON     = runtime.ContentTypeJSON
+)
+
+// protobufMessage is what apimachinery's protobuf serializer needs to decode
+// into a type; the built-in API types have it, CRD Go types usually not.
+type protobufMessage interface {
+	Reset()
+	Unmarshal([]byte) error
+}
+
+// supportsProtobuf reports whether objects of Go type typ (a pointer type)
+// can be decoded from protobuf.
+func supportsProtobuf(typ reflect.Type) bool {
+	return typ.Implements(reflect.TypeFor[protobufMessage]())
+}
+
+// newRESTClient returns a REST client for one GroupVersion that decodes with
+// the scheme's codecs, without conversion, into the scheme's Go types. It
+// asks for protobuf first when the type can be decoded from it: the server
+// answers protobuf for built-in resources and JSON for custom resources.
+func newRESTClient(clients Clients, codecs serializer.CodecFactory, gv schema.GroupVersion, protobuf bool) (rest.Interface, error) {
+	config := rest.CopyConfig(clients.Config)
+	config.GroupVersion = &gv
+	config.APIPath = "/apis"
+	if gv.Group == "" {
+		config.APIPath = "/api"
+	}
+	config.NegotiatedSerializer = codecs.WithoutConversion()
+	config.ContentType = contentTypeJSON
+	config.AcceptContentTypes = contentTypeJSON
+	if protobuf {
+		config.ContentType = contentTypeProtobuf
+		config.AcceptContentTypes = contentTypeProtobuf + "," + contentTypeJSON
+	}
+	if config.UserAgent == "" {
+		config.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	client, err := rest.RESTClientForConfigAndClient(config, clients.HTTPClient)
+	if err != nil {
+		return nil, fmt.Errorf("typed: REST client for %s: %w", gv, err)
+	}
+	return client, nil
+}
+
+// restSource lists and watches through a typed REST client, as the
+// generated informers do (cache.NewFilteredListWatchFromClient, WatchList
+// semantics included).
+func restSource(client rest.Interface) generic.Source {
+	return func(gvr schema.GroupVersionResource, namespace string, tweak generic.TweakListOptionsFunc) cache.ListerWatcher {
+		lw := cache.NewFilteredListWatchFromClient(client, gvr.Resource, namespace, func(options *metav1.ListOptions) {
+			if tweak != nil {
+				tweak(options)
+			}
+		})
+		return cache.ToListWatcherWithWatchListSemantics(lw, client)
+	}
+}
+
+// ignoreNamespaceWhenClusterScoped drops the factory's namespace for
+// cluster-scoped resources, which live in no namespace, as the generated
+// informers of cluster-scoped types do.
+func ignoreNamespaceWhenClusterScoped(source generic.Source, clusterScoped func(schema.GroupVersionResource) bool) generic.Source {
+	return func(gvr schema.GroupVersionResource, namespace string, tweak generic.TweakListOptionsFunc) cache.ListerWatcher {
+		if clusterScoped(gvr) {
+			namespace = metav1.NamespaceAll
+		}
+		return source(gvr, namespace, tweak)
+	}
+}

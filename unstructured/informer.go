@@ -1,0 +1,106 @@
+package unstructured
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiunstructured "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+)
+
+// DynamicSharedInformerFactory provides access to a shared informer and
+// lister for dynamic client: client-go's
+// dynamicinformer.DynamicSharedInformerFactory.
+type DynamicSharedInformerFactory interface {
+	// Start initializes all requested informers. They are handled in goroutines
+	// which run until the stop channel gets closed.
+	Start(stopCh <-chan struct{})
+
+	// ForResource gives generic access to a shared informer of the matching type.
+	ForResource(gvr schema.GroupVersionResource) informers.GenericInformer
+
+	// WaitForCacheSync blocks until all started informers' caches were synced
+	// or the stop channel gets closed.
+	WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool
+
+	// Shutdown marks a factory as shutting down. At that point no new
+	// informers can be started anymore and Start will return without
+	// doing anything.
+	//
+	// In addition, Shutdown blocks until all goroutines have terminated.
+	// Unlike client-go's, it stops the informers itself rather than waiting
+	// for the stop channel given to Start to close.
+	//
+	// Shutdown may be called multiple times, even concurrently. All such calls will
+	// block until all goroutines have terminated.
+	Shutdown()
+}
+
+// TweakListOptionsFunc defines the signature of a helper function that wants
+// to provide more listing options to API: client-go's
+// dynamicinformer.TweakListOptionsFunc.
+type TweakListOptionsFunc = generic.TweakListOptionsFunc
+
+// Factory is the generic core's factory of *unstructured.Unstructured
+// informers; NewFactory makes one fed by a dynamic client.
+type Factory = generic.Factory[*apiunstructured.Unstructured]
+
+// NewFactory returns a generic.Factory of *unstructured.Unstructured
+// informers fed by client, with the namespace index, for code that wants the
+// typed API rather than informers.GenericInformer.
+func NewFactory(client dynamic.Interface, opts ...generic.Option) *Factory {
+	return generic.NewFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil, opts...)
+}
+
+// NewDynamicSharedInformerFactory constructs a new instance of
+// DynamicSharedInformerFactory for all namespaces.
+func NewDynamicSharedInformerFactory(client dynamic.Interface, defaultResync time.Duration) DynamicSharedInformerFactory {
+	return NewFilteredDynamicSharedInformerFactory(client, defaultResync, metav1.NamespaceAll, nil)
+}
+
+// NewFilteredDynamicSharedInformerFactory constructs a new instance of
+// DynamicSharedInformerFactory. Listers obtained via this factory will be
+// subject to the same filters as specified here.
+func NewFilteredDynamicSharedInformerFactory(client dynamic.Interface, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc) DynamicSharedInformerFactory {
+	return &dynamicSharedInformerFactory{factory: NewFactory(client,
+		generic.WithResyncPeriod(defaultResync),
+		generic.WithNamespace(namespace),
+		generic.WithTweakListOptions(tweakListOptions),
+	)}
+}
+
+// NewFilteredDynamicInformer constructs a new informer for a dynamic type.
+func NewFilteredDynamicInformer(client dynamic.Interface, gvr schema.GroupVersionResource, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions TweakListOptionsFunc) informers.GenericInformer {
+	lw := generic.DynamicSource(client)(gvr, namespace, tweakListOptions)
+	informer := generic.NewInformer[*apiunstructured.Unstructured](lw, gvr, nil,
+		generic.WithResyncPeriod(resyncPeriod),
+		generic.WithIndexers(indexers),
+	)
+	return generic.NewGenericInformer(informer)
+}
+
+type dynamicSharedInformerFactory struct {
+	factory *Factory
+}
+
+var _ DynamicSharedInformerFactory = &dynamicSharedInformerFactory{}
+
+func (f *dynamicSharedInformerFactory) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
+	return generic.NewGenericInformer(f.factory.ForResource(gvr))
+}
+
+func (f *dynamicSharedInformerFactory) Start(stopCh <-chan struct{}) {
+	f.factory.Start(wait.ContextForChannel(stopCh))
+}
+
+func (f *dynamicSharedInformerFactory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
+	return f.factory.WaitForCacheSync(wait.ContextForChannel(stopCh))
+}
+
+func (f *dynamicSharedInformerFactory) Shutdown() { f.factory.Shutdown() }
