@@ -1,0 +1,271 @@
+package typed_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/fixtures"
+	"github.com/generic-informers/generic/internal/widget"
+	"github.com/generic-informers/generic/typed"
+)
+
+var (
+	podsGVR       = corev1.SchemeGroupVersion.WithResource("pods")
+	namespacesGVR = corev1.SchemeGroupVersion.WithResource("namespaces")
+)
+
+func newScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := widget.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return scheme
+}
+
+func newMapper() meta.RESTMapper {
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("Pod"), meta.RESTScopeNamespace)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("Namespace"), meta.RESTScopeRoot)
+	mapper.Add(widget.GVK, meta.RESTScopeNamespace)
+	return mapper
+}
+
+// newFactory returns a typed Factory fed by client-go's fake dynamic client
+// seeded from the fixtures, with a RESTMapper that knows Pods, Namespaces and
+// Widgets.
+func newFactory(t *testing.T, opts ...generic.Option) *typed.Factory {
+	t.Helper()
+	objs, err := fixtures.Load("../testdata/pods.yaml", "../testdata/namespaces.yaml", "../testdata/widgets.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := make([]runtime.Object, len(objs))
+	for i := range objs {
+		seed[i] = objs[i]
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		podsGVR: "PodList", namespacesGVR: "NamespaceList", widget.GVR: "WidgetList",
+	}, seed...)
+	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: newMapper()}, newScheme(t), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(factory.Shutdown)
+	return factory
+}
+
+func mustInformer[T generic.Object](t *testing.T, factory *typed.Factory, opts ...typed.InformerOption) generic.Informer[T] {
+	t.Helper()
+	informer, err := typed.InformerFor[T](factory, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return informer
+}
+
+func startAndSync(t *testing.T, factory *typed.Factory) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	factory.Start(context.Background())
+	for gvr, ok := range factory.WaitForCacheSync(ctx) {
+		if !ok {
+			t.Fatalf("%v did not sync", gvr)
+		}
+	}
+}
+
+func names[T metav1.Object](objs []T) []string {
+	ret := make([]string, 0, len(objs))
+	for _, obj := range objs {
+		key, _ := cache.MetaNamespaceKeyFunc(obj)
+		ret = append(ret, key)
+	}
+	slices.Sort(ret)
+	return ret
+}
+
+// TestInformerForServesGoTypes reads built-in and CRD Go types from one
+// factory, with no casts, and with the factory's namespace applied to
+// namespaced resources only.
+func TestInformerForServesGoTypes(t *testing.T) {
+	tests := []struct {
+		name      string
+		namespace string
+		want      map[string][]string
+	}{{
+		name: "all namespaces",
+		want: map[string][]string{
+			"pods":       {"team-a/db-0", "team-a/web-0", "team-a/web-1", "team-b/web-0"},
+			"namespaces": {"kube-system", "team-a", "team-b"},
+			"widgets":    {"team-a/large", "team-a/small", "team-b/small"},
+		},
+	}, {
+		name:      "one namespace; cluster-scoped resources ignore it",
+		namespace: "team-b",
+		want: map[string][]string{
+			"pods":       {"team-b/web-0"},
+			"namespaces": {"kube-system", "team-a", "team-b"},
+			"widgets":    {"team-b/small"},
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			factory := newFactory(t, generic.WithNamespace(tc.namespace))
+			pods := mustInformer[*corev1.Pod](t, factory)
+			namespaces := mustInformer[*corev1.Namespace](t, factory)
+			widgets := mustInformer[*widget.Widget](t, factory)
+			startAndSync(t, factory)
+
+			got := map[string][]string{}
+			podList, err := pods.Lister().List(labels.Everything())
+			check(t, err)
+			got["pods"] = names(podList)
+			namespaceList, err := namespaces.Lister().List(labels.Everything())
+			check(t, err)
+			got["namespaces"] = names(namespaceList)
+			widgetList, err := widgets.Lister().List(labels.Everything())
+			check(t, err)
+			got["widgets"] = names(widgetList)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("cached (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestInformerForTypedReads(t *testing.T) {
+	factory := newFactory(t)
+	widgets := mustInformer[*widget.Widget](t, factory)
+	pods := mustInformer[*corev1.Pod](t, factory)
+	startAndSync(t, factory)
+
+	small, err := widgets.Lister().Namespace("team-a").Get("small")
+	check(t, err)
+	if diff := cmp.Diff(widget.Spec{Size: 1, Color: "blue", ConfigMapName: "settings"}, small.Spec); diff != "" {
+		t.Errorf("Widget spec (-want +got):\n%s", diff)
+	}
+	db, err := pods.Lister().Namespace("team-a").Get("db-0")
+	check(t, err)
+	if diff := cmp.Diff("postgres:17", db.Spec.Containers[0].Image); diff != "" {
+		t.Errorf("Pod image (-want +got):\n%s", diff)
+	}
+	if again := mustInformer[*widget.Widget](t, factory); again != widgets {
+		t.Error("InformerFor of the same type returned another informer")
+	}
+}
+
+func TestInformerForWithResource(t *testing.T) {
+	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: newFactoryClient(t)}, newScheme(t))
+	check(t, err)
+	t.Cleanup(factory.Shutdown)
+	widgets := mustInformer[*widget.Widget](t, factory, typed.WithResource(widget.GVR, meta.RESTScopeNamespace))
+	startAndSync(t, factory)
+	list, err := widgets.Lister().List(labels.Everything())
+	check(t, err)
+	if diff := cmp.Diff([]string{"team-a/large", "team-a/small", "team-b/small"}, names(list)); diff != "" {
+		t.Errorf("cached (-want +got):\n%s", diff)
+	}
+}
+
+func newFactoryClient(t *testing.T) *dynamicfake.FakeDynamicClient {
+	objs, err := fixtures.Load("../testdata/widgets.yaml")
+	check(t, err)
+	seed := make([]runtime.Object, len(objs))
+	for i := range objs {
+		seed[i] = objs[i]
+	}
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{widget.GVR: "WidgetList"}, seed...)
+}
+
+// listlessScheme registers Widget without WidgetList.
+func listlessScheme() *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	scheme.AddKnownTypes(widget.SchemeGroupVersion, &widget.Widget{})
+	return scheme
+}
+
+func TestBadInput(t *testing.T) {
+	client := newFactoryClient(t)
+	tests := []struct {
+		name    string
+		wantErr string // a part of the error message
+		try     func() error
+	}{
+		{name: "nil rest.Config", wantErr: "typed: nil rest.Config", try: func() error {
+			_, err := typed.NewFactory(nil, newScheme(t))
+			return err
+		}},
+		{name: "nil scheme", wantErr: "typed: nil scheme", try: func() error {
+			_, err := typed.NewFactory(&rest.Config{Host: "http://127.0.0.1:1"}, nil)
+			return err
+		}},
+		{name: "no clients", wantErr: "needs a rest.Config or a dynamic client", try: func() error {
+			_, err := typed.NewFactoryForClients(typed.Clients{}, newScheme(t))
+			return err
+		}},
+		{name: "nil factory", wantErr: "typed: nil Factory", try: func() error {
+			_, err := typed.InformerFor[*corev1.Pod](nil)
+			return err
+		}},
+		{name: "type not in the scheme", wantErr: "*v1.Deployment is not registered in the scheme", try: func() error {
+			factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: newMapper()}, listlessScheme())
+			check(t, err)
+			_, err = typed.InformerFor[*appsv1.Deployment](factory)
+			return err
+		}},
+		{name: "type whose list kind is not in the scheme", wantErr: "its list kind example.com/v1, Kind=WidgetList is not", try: func() error {
+			factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: newMapper()}, listlessScheme())
+			check(t, err)
+			_, err = typed.InformerFor[*widget.Widget](factory)
+			return err
+		}},
+		{name: "kind the RESTMapper does not know", wantErr: "no matches for kind \"ConfigMap\"", try: func() error {
+			_, err := typed.InformerFor[*corev1.ConfigMap](newFactory(t))
+			return err
+		}},
+		{name: "no RESTMapper and no WithResource", wantErr: "use WithResource", try: func() error {
+			factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client}, newScheme(t))
+			check(t, err)
+			_, err = typed.InformerFor[*widget.Widget](factory)
+			return err
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.try()
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func check(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

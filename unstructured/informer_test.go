@@ -1,0 +1,142 @@
+package unstructured_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+	apiunstructured "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/fixtures"
+	"github.com/generic-informers/generic/internal/widget"
+	"github.com/generic-informers/generic/unstructured"
+)
+
+var configMapsGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+func newClient(t *testing.T) *dynamicfake.FakeDynamicClient {
+	t.Helper()
+	objs, err := fixtures.Load("../testdata/configmaps.yaml", "../testdata/widgets.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := make([]runtime.Object, len(objs))
+	for i := range objs {
+		seed[i] = objs[i]
+	}
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList", widget.GVR: "WidgetList"}, seed...)
+}
+
+func keys(objs []*apiunstructured.Unstructured) []string {
+	ret := make([]string, 0, len(objs))
+	for _, obj := range objs {
+		key, _ := cache.MetaNamespaceKeyFunc(obj)
+		ret = append(ret, key)
+	}
+	slices.Sort(ret)
+	return ret
+}
+
+// TestDropInFactory uses the client-go-shaped API and checks what it shares
+// and serves; Shutdown ends every goroutine even though the stop channel
+// given to Start is never closed.
+func TestDropInFactory(t *testing.T) {
+	factory := unstructured.NewFilteredDynamicSharedInformerFactory(newClient(t), 0, "team-a", nil)
+	widgets := factory.ForResource(widget.GVR)
+	if widgets != factory.ForResource(widget.GVR) {
+		t.Error("ForResource of the same GVR returned another informer")
+	}
+	stop := make(chan struct{}) // never closed
+	factory.Start(stop)
+	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if diff := cmp.Diff(map[schema.GroupVersionResource]bool{widget.GVR: true}, factory.WaitForCacheSync(timeout.Done())); diff != "" {
+		t.Fatalf("synced (-want +got):\n%s", diff)
+	}
+	got, err := widgets.Lister().List(labels.Everything())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(2, len(got)); diff != "" {
+		t.Errorf("widgets in team-a (-want +got):\n%s", diff)
+	}
+	factory.Shutdown()
+	goleak.VerifyNone(t)
+}
+
+// TestNewFactoryTypedAPI uses the generic factory the drop-in is built on.
+func TestNewFactoryTypedAPI(t *testing.T) {
+	factory := unstructured.NewFactory(newClient(t))
+	defer factory.Shutdown()
+	configMaps := factory.ForResource(configMapsGVR)
+	factory.Start(context.Background())
+	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	factory.WaitForCacheSync(timeout)
+
+	tests := []struct {
+		name string
+		read func() ([]*apiunstructured.Unstructured, error)
+		want []string
+	}{
+		{name: "List", read: func() ([]*apiunstructured.Unstructured, error) {
+			return configMaps.Lister().List(labels.SelectorFromSet(labels.Set{"app": "web"}))
+		}, want: []string{"team-a/settings", "team-b/settings"}},
+		{name: "ByIndex", read: func() ([]*apiunstructured.Unstructured, error) {
+			return configMaps.Lister().ByIndex(cache.NamespaceIndex, "team-a")
+		}, want: []string{"team-a/flags", "team-a/settings"}},
+		{name: "dynamiclister.New over the same indexer", read: func() ([]*apiunstructured.Unstructured, error) {
+			return unstructured.New(configMaps.Informer().GetIndexer(), configMapsGVR).Namespace("team-b").List(labels.Everything())
+		}, want: []string{"team-b/settings"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, keys(got)); diff != "" {
+				t.Errorf("keys (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// ownLister is a Lister written outside this library, as a test double would
+// be: NewRuntimeObjectShim must take it, as client-go's does.
+type ownLister struct{ objs []*apiunstructured.Unstructured }
+
+func (l ownLister) List(labels.Selector) ([]*apiunstructured.Unstructured, error) { return l.objs, nil }
+func (l ownLister) Get(string) (*apiunstructured.Unstructured, error)             { return l.objs[0], nil }
+func (l ownLister) Namespace(string) unstructured.NamespaceLister                 { return l }
+
+func TestRuntimeObjectShimOfOwnLister(t *testing.T) {
+	objs, err := fixtures.Load("../testdata/configmaps.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim := unstructured.NewRuntimeObjectShim(ownLister{objs: objs})
+	got, err := shim.ByNamespace("any").List(labels.Everything())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(len(objs), len(got)); diff != "" {
+		t.Errorf("listed (-want +got):\n%s", diff)
+	}
+	first, err := shim.Get("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(runtime.Object(objs[0]), first); diff != "" {
+		t.Errorf("Get (-want +got):\n%s", diff)
+	}
+}
