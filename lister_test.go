@@ -83,8 +83,10 @@ func TestLister(t *testing.T) {
 		read:     func() ([]runtime.Object, error) { return many(pods.List(labels.Everything())) },
 		wantKeys: []string{"team-a/db-0", "team-a/web-0", "team-a/web-1", "team-b/web-0"},
 	}, {
-		name:     "List with a label selector across namespaces",
-		read:     func() ([]runtime.Object, error) { return many(pods.List(labels.SelectorFromSet(labels.Set{"app": "web"}))) },
+		name: "List with a label selector across namespaces",
+		read: func() ([]runtime.Object, error) {
+			return many(pods.List(labels.SelectorFromSet(labels.Set{"app": "web"})))
+		},
 		wantKeys: []string{"team-a/web-0", "team-a/web-1", "team-b/web-0"},
 	}, {
 		name: "List one namespace with a label selector",

@@ -113,7 +113,9 @@ func TestNewFactoryTypedAPI(t *testing.T) {
 
 // ownLister is a Lister written outside this library, as a test double would
 // be: NewRuntimeObjectShim must take it, as client-go's does.
-type ownLister struct{ objs []*apiunstructured.Unstructured }
+type ownLister struct {
+	objs []*apiunstructured.Unstructured
+}
 
 func (l ownLister) List(labels.Selector) ([]*apiunstructured.Unstructured, error) { return l.objs, nil }
 func (l ownLister) Get(string) (*apiunstructured.Unstructured, error)             { return l.objs[0], nil }
