@@ -149,4 +149,3 @@ func chain(fns ...func()) func() {
 		}
 	}
 }
-

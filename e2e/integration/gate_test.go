@@ -18,10 +18,10 @@ import (
 // requests as a refused connection would, until Restore. It also watches
 // the watch streams for 410 Gone.
 type gate struct {
-	mu     sync.Mutex
-	cut    bool
-	open   map[*gatedBody]struct{}
-	gone   int // watch streams that carried a 410 Gone
+	mu   sync.Mutex
+	cut  bool
+	open map[*gatedBody]struct{}
+	gone int // watch streams that carried a 410 Gone
 }
 
 func newGate(config *rest.Config) (*rest.Config, *gate) {
