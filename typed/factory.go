@@ -30,9 +30,9 @@ type Factory struct {
 	opts    []generic.Option
 
 	mu sync.Mutex
-	// byType holds the *generic.Factory[T] of each Go type T, as a
-	// lifecycle.
-	byType map[reflect.Type]lifecycle
+	// byType holds the *generic.Factory[T] of each Go type T, and of each
+	// kind served as Object, as a lifecycle.
+	byType map[factoryKey]lifecycle
 	// restClients holds one REST client per GroupVersion and wire format.
 	restClients map[restClientKey]rest.Interface
 	// scopes records, for every resource handed out, whether it is
@@ -47,6 +47,13 @@ type lifecycle interface {
 	Start(ctx context.Context)
 	WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool
 	Shutdown()
+}
+
+// factoryKey names a generic.Factory of the Factory: the Go type T it
+// serves, and for T = Object the kind.
+type factoryKey struct {
+	goType reflect.Type
+	gvk    schema.GroupVersionKind
 }
 
 type restClientKey struct {
@@ -82,7 +89,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 		codecs:      serializer.NewCodecFactory(scheme),
 		clients:     resolved,
 		opts:        opts,
-		byType:      map[reflect.Type]lifecycle{},
+		byType:      map[factoryKey]lifecycle{},
 		restClients: map[restClientKey]rest.Interface{},
 		scopes:      map[schema.GroupVersionResource]meta.RESTScopeName{},
 	}, nil
@@ -131,14 +138,13 @@ func (f *Factory) lifecycles() []lifecycle {
 	return all
 }
 
-// factoryFor returns the generic.Factory of T, making it with newFactory on
-// first use. f.mu must be held.
-func factoryFor[T generic.Object](f *Factory, newFactory func() *generic.Factory[T]) (*generic.Factory[T], error) {
-	typ := reflect.TypeFor[T]()
-	if l, ok := f.byType[typ]; ok {
+// factoryFor returns the generic.Factory under key, making it with
+// newFactory on first use. f.mu must be held.
+func factoryFor[T generic.Object](f *Factory, key factoryKey, newFactory func() *generic.Factory[T]) (*generic.Factory[T], error) {
+	if l, ok := f.byType[key]; ok {
 		gf, ok := l.(*generic.Factory[T])
 		if !ok {
-			return nil, fmt.Errorf("typed: factory of %v holds a %T", typ, l)
+			return nil, fmt.Errorf("typed: factory of %v holds a %T", key.goType, l)
 		}
 		return gf, nil
 	}
@@ -146,7 +152,7 @@ func factoryFor[T generic.Object](f *Factory, newFactory func() *generic.Factory
 	if f.shuttingDown {
 		gf.Shutdown()
 	}
-	f.byType[typ] = gf
+	f.byType[key] = gf
 	return gf, nil
 }
 

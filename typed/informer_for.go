@@ -18,6 +18,16 @@ type informerOptions struct {
 	mapping *meta.RESTMapping
 }
 
+func resolveInformerOptions(opts []InformerOption) informerOptions {
+	var o informerOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
+
 // WithResource names the resource of T explicitly instead of asking the
 // RESTMapper, with its scope (meta.RESTScopeNamespace or meta.RESTScopeRoot;
 // nil means namespaced). Use it for a Go type served at more than one
@@ -44,12 +54,7 @@ func InformerFor[T generic.Object](factory *Factory, opts ...InformerOption) (ge
 	if factory == nil {
 		return nil, fmt.Errorf("typed: nil Factory")
 	}
-	var o informerOptions
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
+	o := resolveInformerOptions(opts)
 	gvk, err := kindOf[T](factory.scheme)
 	if err != nil {
 		return nil, err
@@ -58,7 +63,8 @@ func InformerFor[T generic.Object](factory *Factory, opts ...InformerOption) (ge
 	if err != nil {
 		return nil, err
 	}
-	gf, err := genericFactoryFor[T](factory, gvk)
+	typ := reflect.TypeFor[T]()
+	gf, err := genericFactoryFor(factory, factoryKey{goType: typ}, gvk, typ, generic.FromUnstructured[T]())
 	if err != nil {
 		return nil, err
 	}
@@ -110,26 +116,27 @@ func (f *Factory) mappingFor(gvk schema.GroupVersionKind, explicit *meta.RESTMap
 	return mapping, nil
 }
 
-// genericFactoryFor returns the generic.Factory of T: fed by a typed REST
-// client of gvk's GroupVersion, or by the dynamic client with conversion at
-// ingest.
-func genericFactoryFor[T generic.Object](f *Factory, gvk schema.GroupVersionKind) (*generic.Factory[T], error) {
+// genericFactoryFor returns the generic.Factory under key, making it on
+// first use: fed by a typed REST client of gvk's GroupVersion that decodes
+// into goType, or, with a dynamic client, converted at ingest by
+// fromUnstructured.
+func genericFactoryFor[T generic.Object](f *Factory, key factoryKey, gvk schema.GroupVersionKind, goType reflect.Type, fromUnstructured generic.Converter[T]) (*generic.Factory[T], error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var source generic.Source
 	var convert generic.Converter[T]
 	if f.clients.Dynamic != nil {
 		source = generic.DynamicSource(f.clients.Dynamic)
-		convert = generic.FromUnstructured[T]()
+		convert = fromUnstructured
 	} else {
-		client, err := f.restClientFor(gvk.GroupVersion(), supportsProtobuf(reflect.TypeFor[T]()))
+		client, err := f.restClientFor(gvk.GroupVersion(), supportsProtobuf(goType))
 		if err != nil {
 			return nil, err
 		}
 		source = restSource(client)
 	}
 	source = ignoreNamespaceWhenClusterScoped(source, f.clusterScoped)
-	return factoryFor(f, func() *generic.Factory[T] {
+	return factoryFor(f, key, func() *generic.Factory[T] {
 		return generic.NewFactory(source, convert, f.opts...)
 	})
 }

@@ -107,6 +107,8 @@ func TestRESTPathDecodesStraightIntoT(t *testing.T) {
 	defer factory.Shutdown()
 	pods := mustInformer[*corev1.Pod](t, factory)
 	widgets := mustInformer[*widget.Widget](t, factory)
+	podObjects, err := typed.InformerForKind(factory, corev1.SchemeGroupVersion.WithKind("Pod"))
+	check(t, err)
 	startAndSync(t, factory)
 
 	gotPods, err := pods.Lister().List(labels.Everything())
@@ -129,6 +131,11 @@ func TestRESTPathDecodesStraightIntoT(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantServed, server.served); diff != "" {
 		t.Errorf("content types served (-want +got):\n%s", diff)
+	}
+	db, err := podObjects.Lister().Namespace("team-a").Get("db-0")
+	check(t, err)
+	if pod, ok := db.(*corev1.Pod); !ok || pod.Spec.Containers[0].Image != "postgres:17" {
+		t.Errorf("InformerForKind served %#v, want the *corev1.Pod db-0", db)
 	}
 	small, err := widgets.Lister().Namespace("team-b").Get("small")
 	check(t, err)
