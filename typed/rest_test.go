@@ -54,7 +54,9 @@ func (s *listServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	info, _ := runtime.SerializerInfoForMediaType(s.codecs.SupportedMediaTypes(), mediaType)
-	data, err := runtime.Encode(s.codecs.EncoderForVersion(info.Serializer, versionOf(list)), list)
+	// Encoding sets the list's TypeMeta: encode a copy, as requests come
+	// in concurrently.
+	data, err := runtime.Encode(s.codecs.EncoderForVersion(info.Serializer, versionOf(list)), list.DeepCopyObject())
 	if err != nil {
 		s.t.Errorf("encode %s: %v", r.URL.Path, err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
