@@ -1,0 +1,79 @@
+package kwatch
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Options are kwatch's flags and arguments.
+type Options struct {
+	// Kubeconfig is the kubeconfig file; empty means $KUBECONFIG, and with
+	// neither, an embedded API server.
+	Kubeconfig string
+	// Namespace limits namespaced resources to one namespace ("" = all).
+	Namespace string
+	// Selector is a label selector for every resource.
+	Selector string
+	// Output is "text" (default) or "json": one JSON object per event.
+	Output string
+	// Duration ends the watch after that long; 0 watches until ctx ends
+	// (or, in the demo, until its script is done).
+	Duration time.Duration
+	// Resources are plural resource names, optionally with a group:
+	// "configmaps", "widgets.example.com".
+	Resources []string
+	// Testdata is the repository's testdata folder, for the demo.
+	Testdata string
+
+	// Out receives events and, in text mode, progress and the summary;
+	// Err receives progress and the summary in json mode.
+	Out, Err io.Writer
+}
+
+const (
+	outputText = "text"
+	outputJSON = "json"
+)
+
+// resolve checks o and fills in the defaults.
+func (o Options) resolve() (Options, error) {
+	if o.Output == "" {
+		o.Output = outputText
+	}
+	if o.Output != outputText && o.Output != outputJSON {
+		return o, fmt.Errorf("-o %q: want text or json", o.Output)
+	}
+	if o.Duration < 0 {
+		return o, fmt.Errorf("--duration %v: want 0 or more", o.Duration)
+	}
+	if o.Kubeconfig == "" {
+		o.Kubeconfig = os.Getenv("KUBECONFIG")
+	}
+	if o.Testdata == "" {
+		o.Testdata = "../testdata"
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.Err == nil {
+		o.Err = os.Stderr
+	}
+	return o, nil
+}
+
+// embedded reports whether kwatch runs its own API server.
+func (o Options) embedded() bool { return o.Kubeconfig == "" }
+
+// demo reports whether kwatch runs the scripted demo.
+func (o Options) demo() bool { return o.embedded() && len(o.Resources) == 0 }
+
+// status is where progress and the summary go: next to the events in text
+// mode, apart from them in json mode, so that stdout stays JSON lines.
+func (o Options) status() io.Writer {
+	if o.Output == outputJSON {
+		return o.Err
+	}
+	return o.Out
+}

@@ -1,0 +1,183 @@
+package kwatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/generic-informers/generic/e2e/apiserver"
+	"github.com/generic-informers/generic/e2e/internal/cluster"
+)
+
+// progressEvery is how often the initial sync's progress is printed.
+const progressEvery = 250 * time.Millisecond
+
+// Run watches the resources of opts until ctx ends, opts.Duration passes or,
+// in the demo, its script is done; then it prints and returns the summary.
+// In the demo, an error means the script did not see what it did.
+func Run(ctx context.Context, opts Options) (Summary, error) {
+	opts, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	config, stop, err := connect(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	c, err := cluster.New(config)
+	if err != nil {
+		return nil, err
+	}
+	args, selector := opts.Resources, opts.Selector
+	var script *script
+	if opts.demo() {
+		args = demoResources
+		if selector == "" {
+			selector = demoSelector
+		}
+		if script, err = startDemo(ctx, c, opts); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) == 0 {
+		return nil, errors.New("name at least one RESOURCE (the demo runs only on the embedded server)")
+	}
+	if _, err := labels.Parse(selector); err != nil {
+		return nil, fmt.Errorf("-l %q: %w", selector, err)
+	}
+	return watch(ctx, c, opts, args, selector, script)
+}
+
+// connect returns the config of the cluster to watch: the kubeconfig's, or
+// that of an embedded API server started here and stopped by stop.
+func connect(ctx context.Context, opts Options) (config *rest.Config, stop func(), err error) {
+	if !opts.embedded() {
+		config, err := clientcmd.BuildConfigFromFlags("", opts.Kubeconfig)
+		if err != nil {
+			return nil, nil, fmt.Errorf("kubeconfig %s: %w", opts.Kubeconfig, err)
+		}
+		return config, func() {}, nil
+	}
+	started := time.Now()
+	server, err := apiserver.Start(ctx, apiserver.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(opts.status(), "started an embedded kube-apiserver and etcd in %v\n", time.Since(started).Round(time.Millisecond))
+	return server.Config, server.Stop, nil
+}
+
+func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string, selector string, script *script) (Summary, error) {
+	f, err := newFactories(c, opts.Namespace, selector)
+	if err != nil {
+		return nil, err
+	}
+	defer f.shutdown()
+	events := make(chan Event, 4096)
+	resources := make([]*resource, 0, len(args))
+	for _, arg := range args {
+		r, err := f.watch(c.Mapper, arg, events)
+		if err != nil {
+			return nil, err
+		}
+		resources = append(resources, r)
+	}
+	if opts.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Duration)
+		defer cancel()
+	}
+	counts := newCounter(resources)
+	f.start(ctx)
+	syncTimes := waitForSync(ctx, opts, resources)
+	scriptErr := stream(ctx, opts, events, counts, script)
+	f.shutdown()
+	drain(opts, events, counts)
+	summary := counts.summary(syncTimes)
+	if err := summary.Print(opts.status()); err != nil {
+		return summary, err
+	}
+	return summary, scriptErr
+}
+
+// waitForSync prints progress until every resource has synced or ctx ends,
+// and returns how long each took.
+func waitForSync(ctx context.Context, opts Options, resources []*resource) map[string]time.Duration {
+	started := time.Now()
+	type synced struct {
+		name string
+		took time.Duration
+	}
+	done := make(chan synced, len(resources))
+	for _, r := range resources {
+		go func() {
+			select {
+			case <-r.informer.HasSyncedChecker().Done():
+				done <- synced{r.name, time.Since(started)}
+			case <-ctx.Done():
+			}
+		}()
+	}
+	ticker := time.NewTicker(progressEvery)
+	defer ticker.Stop()
+	took := map[string]time.Duration{}
+	for len(took) < len(resources) {
+		select {
+		case s := <-done:
+			took[s.name] = s.took
+		case <-ticker.C:
+			printProgress(opts.status(), resources)
+		case <-ctx.Done():
+			return took
+		}
+	}
+	printProgress(opts.status(), resources)
+	return took
+}
+
+// stream prints and counts events until ctx ends or the script is done.
+func stream(ctx context.Context, opts Options, events <-chan Event, counts *counter, script *script) error {
+	var scriptDone <-chan error
+	if script != nil {
+		scriptDone = script.run(ctx)
+	}
+	for {
+		select {
+		case e := <-events:
+			handle(opts, e, counts, script)
+		case err := <-scriptDone:
+			return err
+		case <-ctx.Done():
+			if script != nil {
+				return fmt.Errorf("the demo did not finish: %w", context.Cause(ctx))
+			}
+			return nil
+		}
+	}
+}
+
+// drain handles the events still queued once the informers have stopped.
+func drain(opts Options, events <-chan Event, counts *counter) {
+	for {
+		select {
+		case e := <-events:
+			handle(opts, e, counts, nil)
+		default:
+			return
+		}
+	}
+}
+
+func handle(opts Options, e Event, counts *counter, script *script) {
+	printEvent(opts.Out, opts.Output, e)
+	counts.add(e)
+	if script != nil {
+		script.observe(e)
+	}
+}
