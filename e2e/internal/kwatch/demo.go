@@ -229,4 +229,3 @@ func (s *script) expected() Summary {
 	}
 	return expected
 }
-
