@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The tests, as README.md's test command runs them and .ci/run runs README.md:
+# the library's packages with -race and client-go's cache mutation detector,
+# client-go's own dynamicinformer/dynamiclister tests against package
+# unstructured, then the e2e module (embedded kube-apiserver; its first build
+# takes about 8 minutes on 2 cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "gofmt"
+unformatted=$(gofmt -l . e2e)
+if [ -n "$unformatted" ]; then
+	echo "not gofmt'ed:"; echo "$unformatted"; exit 1
+fi
+
+step "library: go vet"
+go vet ./...
+
+step "library: tests with -race and the cache mutation detector"
+KUBE_CACHE_MUTATION_DETECTOR=true go test -race -count=1 ./...
+
+step "library: read benchmarks, once each, so that they cannot rot"
+go test -run '^$' -bench . -benchtime 1x -count 1 ./... >/dev/null
+
+step "drop-in: client-go's dynamicinformer and dynamiclister tests against package unstructured"
+bash hack/dropin-test.sh
+
+step "e2e: go vet (the first build of kube-apiserver takes about 8 minutes)"
+go -C e2e vet ./...
+
+step "e2e: integration tests, kwatch's demo, embedded API server"
+go -C e2e test -count=1 -timeout 30m ./...
+
+step "all tests passed"
