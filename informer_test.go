@@ -238,7 +238,8 @@ func TestMalformedObjectsInList(t *testing.T) {
 	if diff := cmp.Diff([]string{"team-a/", "team-a/broken"}, sortedStrings(keys)); diff != "" {
 		t.Errorf("reported keys (-want +got):\n%s", diff)
 	}
-	if !informer.HasSynced() {
+	// Handlers may see the initial list before HasSynced turns true.
+	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
 		t.Error("informer not synced")
 	}
 }
