@@ -3,6 +3,8 @@ package generic
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -51,3 +53,51 @@ func (e *IndexError) Error() string {
 }
 
 func (e *IndexError) Unwrap() error { return e.Err }
+
+// SyncError reports the informers that did not sync before the context of
+// Factory.WaitForCacheSyncError ended, and why.
+type SyncError struct {
+	// Unsynced holds the Status of each informer that did not sync, sorted
+	// by resource.
+	Unsynced []Status
+	// Err is the context's error.
+	Err error
+}
+
+func newSyncError(unsynced []Status, err error) *SyncError {
+	slices.SortFunc(unsynced, func(a, b Status) int { return strings.Compare(a.GVR.String(), b.GVR.String()) })
+	return &SyncError{Unsynced: unsynced, Err: err}
+}
+
+func (e *SyncError) Error() string {
+	var b strings.Builder
+	b.WriteString("caches not synced: ")
+	for i, s := range e.Unsynced {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %s", s.GVR, syncFailureReason(s, e.Err))
+	}
+	return b.String()
+}
+
+func (e *SyncError) Unwrap() error { return e.Err }
+
+// syncFailureReason says in words why an informer did not sync.
+func syncFailureReason(s Status, ctxErr error) string {
+	var reason string
+	switch s.State {
+	case NotServed:
+		reason = "not served"
+	case Forbidden:
+		reason = "forbidden"
+	case Stopped:
+		reason = "stopped"
+	default:
+		reason = fmt.Sprintf("still syncing when the wait ended (%v)", ctxErr)
+	}
+	if s.LastError != nil {
+		reason += ": " + s.LastError.Error()
+	}
+	return reason
+}

@@ -34,10 +34,29 @@ type Factory[T Object] struct {
 // entry is one informer of a Factory and how it runs.
 type entry[T Object] struct {
 	informer Informer[T]
+	// holders counts the ForResource calls not yet Released.
+	holders int
 	// cancel stops the informer; nil until Start ran it.
 	cancel context.CancelFunc
 	// done is closed when the informer's Run has returned.
 	done chan struct{}
+}
+
+// stopped reports whether the informer has stopped or will make no more
+// requests (State Stopped).
+func (e *entry[T]) stopped() bool {
+	if e.informer.Status().State == Stopped {
+		return true
+	}
+	if e.done == nil {
+		return false
+	}
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (e *entry[T]) started() bool { return e.cancel != nil }
@@ -69,19 +88,81 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 	}
 }
 
-// ForResource returns the shared informer of gvr, creating it on first use.
-// Every call with the same gvr returns the same informer. An informer created
-// after Start runs at the next Start.
+// ForResource returns the shared informer of gvr, creating it on first use,
+// and counts one more holder of it (see Release). Calls with the same gvr
+// return the same informer while it runs. It never returns a stopped
+// informer: one that has stopped (its Start context ended, or it stopped
+// for good because its resource is no longer served) is replaced by a fresh
+// informer, which the next Start runs; the count of holders carries over.
 func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if e, ok := f.informers[gvr]; ok {
-		return e.informer
+	e, ok := f.informers[gvr]
+	var retired *entry[T]
+	if ok && e.stopped() && !f.shuttingDown {
+		retired, ok = e, false
 	}
-	lw := f.source(gvr, f.namespace, f.tweak)
-	e := &entry[T]{informer: NewInformer(lw, gvr, f.convert, f.opts...)}
-	f.informers[gvr] = e
+	if !ok {
+		lw := f.source(gvr, f.namespace, f.tweak)
+		e = &entry[T]{informer: NewInformer(lw, gvr, f.convert, f.opts...)}
+		if retired != nil {
+			e.holders = retired.holders
+		}
+		f.informers[gvr] = e
+	}
+	e.holders++
+	f.mu.Unlock()
+	if retired != nil {
+		retired.stop()
+	}
 	return e.informer
+}
+
+// Release drops one hold on the informer of gvr. When the last hold is
+// dropped, the informer stops, Release waits until its goroutines have
+// ended, the informer leaves the factory and Release returns true; a later
+// ForResource creates a fresh informer. Release of a gvr the factory has no
+// informer for returns false and changes nothing.
+//
+// Handlers registered on a released informer get no more events. This is an
+// extension: client-go's shared informer factories cannot stop one
+// informer without stopping them all.
+func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
+	f.mu.Lock()
+	e, ok := f.informers[gvr]
+	if !ok {
+		f.mu.Unlock()
+		return false
+	}
+	e.holders--
+	if e.holders > 0 {
+		f.mu.Unlock()
+		return false
+	}
+	delete(f.informers, gvr)
+	f.mu.Unlock()
+	e.stop()
+	return true
+}
+
+// stop cancels the informer, if it runs, and waits for its Run to return.
+func (e *entry[T]) stop() {
+	if e.cancel == nil {
+		return
+	}
+	e.cancel()
+	<-e.done
+}
+
+// Statuses reports the Status of every informer of the factory, started or
+// not, keyed by resource.
+func (f *Factory[T]) Statuses() map[schema.GroupVersionResource]Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	statuses := make(map[schema.GroupVersionResource]Status, len(f.informers))
+	for gvr, e := range f.informers {
+		statuses[gvr] = e.informer.Status()
+	}
+	return statuses
 }
 
 // Start runs every informer that is not running yet, each in its own
@@ -109,19 +190,19 @@ func (f *Factory[T]) run(ctx context.Context, e *entry[T]) {
 	runCtx, cancel := context.WithCancel(ctx)
 	e.cancel = cancel
 	e.done = make(chan struct{})
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
+	f.wg.Go(func() {
 		defer close(e.done)
 		defer cancel()
 		e.informer.Run(runCtx)
-	}()
+	})
 }
 
 // WaitForCacheSync waits until every started informer has synced, or ctx
-// ends, and reports for each started informer whether it synced. It returns
-// as soon as ctx ends (it does not poll), and also stops waiting for an
-// informer that has stopped. Informers not yet started are not in the map.
+// ends, and reports for each started informer whether it synced, as
+// client-go's factories do. It returns as soon as ctx ends (it does not
+// poll), and also stops waiting for an informer that has stopped. Informers
+// not yet started are not in the map. WaitForCacheSyncError says why an
+// informer did not sync.
 func (f *Factory[T]) WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool {
 	if ctx == nil {
 		ctx = context.Background()
@@ -132,6 +213,29 @@ func (f *Factory[T]) WaitForCacheSync(ctx context.Context) map[schema.GroupVersi
 		synced[gvr] = waitForSync(ctx, e)
 	}
 	return synced
+}
+
+// WaitForCacheSyncError waits until every started informer has synced or
+// ctx ends. It returns nil if all synced, else a *SyncError naming each
+// resource that did not and why: its Status (NotServed, Forbidden, still
+// Syncing at the deadline, Stopped) and last error. The *SyncError wraps
+// ctx's error (errors.Is(err, context.DeadlineExceeded)).
+func (f *Factory[T]) WaitForCacheSyncError(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var unsynced []Status
+	for gvr, e := range f.startedInformers() {
+		if !waitForSync(ctx, e) {
+			status := e.informer.Status()
+			status.GVR = gvr
+			unsynced = append(unsynced, status)
+		}
+	}
+	if len(unsynced) == 0 {
+		return nil
+	}
+	return newSyncError(unsynced, ctx.Err())
 }
 
 func (f *Factory[T]) startedInformers() map[schema.GroupVersionResource]*entry[T] {

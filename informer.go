@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
@@ -44,6 +48,9 @@ type Informer[T Object] interface {
 	Run(ctx context.Context)
 	// GroupVersionResource returns the resource the informer watches.
 	GroupVersionResource() schema.GroupVersionResource
+	// Status reports the informer's State, its last error and when it
+	// last synced.
+	Status() Status
 }
 
 // NewInformer returns an Informer[T] that lists and watches gvr through lw.
@@ -59,7 +66,7 @@ type Informer[T Object] interface {
 // Most callers get informers from a Factory instead.
 func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], opts ...Option) Informer[T] {
 	o := resolveOptions(opts)
-	i := &informer[T]{gvr: gvr, errorHandler: o.errorHandler}
+	i := &informer[T]{gvr: gvr, errorHandler: o.errorHandler, status: newStatusTracker(gvr, o.stateHandler)}
 	background := context.Background()
 	i.runCtx.Store(&background)
 
@@ -74,15 +81,17 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if convert != nil {
 		lw = newIngest(lw, gvr, convert, newT, i.cached, i.errorHandler)
 	}
+	lw = newServedGuard(lw, i.status, i.HasSynced, i.lastResourceVersion, bookmarkOf(newT), o.stopWhenGone)
 	i.shared = cache.NewSharedIndexInformerWithOptions(lw, example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
 	})
+	// The informer has not started, so these cannot fail.
 	if o.transform != nil {
-		// The informer has not started, so SetTransform cannot fail.
 		_ = i.shared.SetTransform(o.transform)
 	}
+	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
 	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
 	return i
 }
@@ -92,6 +101,10 @@ type informer[T Object] struct {
 	lister       Lister[T]
 	gvr          schema.GroupVersionResource
 	errorHandler ErrorHandler
+	status       *statusTracker
+	// lastLogged is the last list or watch error logged, so that a failure
+	// that repeats is logged once, not at every retry.
+	lastLogged atomic.Pointer[string]
 	// runCtx is the context Run was called with (context.Background before),
 	// passed to the ErrorHandler for errors raised outside of a list or
 	// watch call, so that they are logged with the informer's logger.
@@ -106,9 +119,46 @@ func (i *informer[T]) HasSynced() bool { return i.shared.HasSynced() }
 
 func (i *informer[T]) GroupVersionResource() schema.GroupVersionResource { return i.gvr }
 
+func (i *informer[T]) Status() Status {
+	// The first sync is also noticed here, so that Status agrees with
+	// HasSynced as soon as HasSynced turns true.
+	if i.status.get().State == Syncing && i.shared.HasSynced() {
+		i.status.firstSync()
+	}
+	return i.status.get()
+}
+
+// Run runs the shared informer, and tracks its first sync and its end in
+// its Status.
 func (i *informer[T]) Run(ctx context.Context) {
 	i.runCtx.Store(&ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-i.shared.HasSyncedChecker().Done():
+			i.status.firstSync()
+		case <-ctx.Done():
+		}
+	}()
 	i.shared.RunWithContext(ctx)
+	i.status.set(Stopped, i.status.get().LastError)
+}
+
+func (i *informer[T]) lastResourceVersion() string { return i.shared.LastSyncResourceVersion() }
+
+// watchError is the reflector's WatchErrorHandler: client-go's default
+// logging, except that a failure that repeats is logged once (at V(4)
+// afterwards), and a 404 not at all (the served guard logs its changes).
+func (i *informer[T]) watchError(ctx context.Context, r *cache.Reflector, err error) {
+	logger := klog.FromContext(ctx)
+	message := err.Error()
+	if apierrors.IsNotFound(err) || (i.lastLogged.Load() != nil && *i.lastLogged.Load() == message) {
+		logger.V(4).Info("List or watch failed again", "gvr", i.gvr.String(), "err", message)
+		return
+	}
+	i.lastLogged.Store(&message)
+	cache.DefaultWatchErrorHandler(ctx, r, err)
 }
 
 func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
@@ -178,4 +228,23 @@ func keyOf(obj any) string {
 		return ""
 	}
 	return key
+}
+
+// bookmarkOf makes the bookmark that ends the initial events of a WatchList
+// stream, as an object of type T: a new T, or for an interface T a
+// *metav1.PartialObjectMetadata if that is a T.
+func bookmarkOf[T Object](newT func() T) func(resourceVersion string) (runtime.Object, bool) {
+	return func(resourceVersion string) (runtime.Object, bool) {
+		var bookmark T
+		if newT != nil {
+			bookmark = newT()
+		} else if t, ok := any(&metav1.PartialObjectMetadata{}).(T); ok {
+			bookmark = t
+		} else {
+			return nil, false
+		}
+		bookmark.SetResourceVersion(resourceVersion)
+		bookmark.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+		return bookmark, true
+	}
 }

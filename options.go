@@ -36,6 +36,8 @@ type options struct {
 	indexers         cache.Indexers
 	transform        cache.TransformFunc
 	errorHandler     ErrorHandler
+	stateHandler     StateHandler
+	stopWhenGone     bool
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as
@@ -86,6 +88,22 @@ func WithTransform(transform cache.TransformFunc) Option {
 // from. The default logs them through klog's contextual logger.
 func WithErrorHandler(handler ErrorHandler) Option {
 	return func(o *options) { o.errorHandler = handler }
+}
+
+// WithStateHandler sets a function told of every change of an informer's
+// State (see Informer.Status), for example to log or export it.
+func WithStateHandler(handler StateHandler) Option {
+	return func(o *options) { o.stateHandler = handler }
+}
+
+// WithStopWhenNotServed makes informers stop for good when their resource is
+// no longer served (404 Not Found, as when its CRD is deleted): they deliver
+// a delete for every object they had, then make no more requests and report
+// State Stopped. By default they keep probing, with backoff, and relist by
+// themselves when the resource is served again. A Factory replaces a stopped
+// informer with a fresh one at the next ForResource.
+func WithStopWhenNotServed() Option {
+	return func(o *options) { o.stopWhenGone = true }
 }
 
 // resolveOptions is the one place that applies Options over the defaults.

@@ -46,6 +46,8 @@ type Factory struct {
 type lifecycle interface {
 	Start(ctx context.Context)
 	WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool
+	WaitForCacheSyncError(ctx context.Context) error
+	Statuses() map[schema.GroupVersionResource]generic.Status
 	Shutdown()
 }
 

@@ -85,6 +85,23 @@ func NewFilteredDynamicInformer(client dynamic.Interface, gvr schema.GroupVersio
 	return generic.NewGenericInformer(informer)
 }
 
+// Releaser is implemented by the factories NewDynamicSharedInformerFactory
+// and NewFilteredDynamicSharedInformerFactory return: an extension of
+// client-go's DynamicSharedInformerFactory, which cannot stop one informer
+// without stopping them all. Release drops one hold on the informer of gvr
+// (each ForResource call is one); when the last is dropped the informer
+// stops, its goroutines end, and Release returns true; a later ForResource
+// makes a fresh informer. It returns false for a gvr with no informer.
+//
+//	factory.(unstructured.Releaser).Release(gvr)
+//
+// The *Factory of NewFactory has Release as a method, no assertion needed.
+type Releaser interface {
+	Release(gvr schema.GroupVersionResource) bool
+}
+
+var _ Releaser = &dynamicSharedInformerFactory{}
+
 type dynamicSharedInformerFactory struct {
 	factory *Factory
 }
@@ -104,3 +121,7 @@ func (f *dynamicSharedInformerFactory) WaitForCacheSync(stopCh <-chan struct{}) 
 }
 
 func (f *dynamicSharedInformerFactory) Shutdown() { f.factory.Shutdown() }
+
+func (f *dynamicSharedInformerFactory) Release(gvr schema.GroupVersionResource) bool {
+	return f.factory.Release(gvr)
+}

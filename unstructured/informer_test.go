@@ -142,3 +142,27 @@ func TestRuntimeObjectShimOfOwnLister(t *testing.T) {
 		t.Errorf("Get (-want +got):\n%s", diff)
 	}
 }
+
+// TestDropInRelease uses the Releaser extension of the client-go-shaped
+// factory.
+func TestDropInRelease(t *testing.T) {
+	factory := unstructured.NewDynamicSharedInformerFactory(newClient(t), 0)
+	defer factory.Shutdown()
+	first := factory.ForResource(widget.GVR)
+	factory.Start(make(chan struct{}))
+	releaser, ok := factory.(unstructured.Releaser)
+	if !ok {
+		t.Fatal("the factory is not a Releaser")
+	}
+	if diff := cmp.Diff([]bool{false, true, false}, []bool{
+		releaser.Release(configMapsGVR), releaser.Release(widget.GVR), releaser.Release(widget.GVR),
+	}); diff != "" {
+		t.Errorf("Release results (-want +got):\n%s", diff)
+	}
+	if !first.Informer().IsStopped() {
+		t.Error("the released informer still runs")
+	}
+	if factory.ForResource(widget.GVR).Informer() == first.Informer() {
+		t.Error("ForResource after release returned the stopped informer")
+	}
+}

@@ -1,0 +1,352 @@
+package generic_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/widget"
+)
+
+// TestReleaseCountsHolders walks the holder count of one GVR through
+// ForResource and Release, with Start in between.
+func TestReleaseCountsHolders(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	defer factory.Shutdown()
+	ctx, cancel := testContext(t)
+	defer cancel()
+
+	first := factory.ForResource(widget.GVR)
+	second := factory.ForResource(widget.GVR)
+	factory.Start(ctx)
+	if !factory.WaitForCacheSync(ctx)[widget.GVR] {
+		t.Fatal("not synced")
+	}
+	steps := []struct {
+		name        string
+		do          func() bool
+		want        bool
+		wantStopped bool
+	}{
+		{name: "release of an unknown GVR changes nothing", do: func() bool { return factory.Release(configMapsGVR) }, want: false},
+		{name: "first of two holders", do: func() bool { return factory.Release(widget.GVR) }, want: false},
+		{name: "last holder stops the informer", do: func() bool { return factory.Release(widget.GVR) }, want: true, wantStopped: true},
+		{name: "once gone, release is of an unknown GVR", do: func() bool { return factory.Release(widget.GVR) }, want: false, wantStopped: true},
+	}
+	for _, step := range steps {
+		if diff := cmp.Diff(step.want, step.do()); diff != "" {
+			t.Errorf("%s: Release (-want +got):\n%s", step.name, diff)
+		}
+		if diff := cmp.Diff(step.wantStopped, first.Informer().IsStopped()); diff != "" {
+			t.Errorf("%s: stopped (-want +got):\n%s", step.name, diff)
+		}
+	}
+	if first != second {
+		t.Error("two holders got two informers")
+	}
+	if diff := cmp.Diff(generic.Stopped, first.Status().State); diff != "" {
+		t.Errorf("released informer's state (-want +got):\n%s", diff)
+	}
+	if _, ok := factory.Statuses()[widget.GVR]; ok {
+		t.Error("a released informer is still listed by Statuses")
+	}
+
+	// After release, ForResource makes a fresh informer that Start runs
+	// and WaitForCacheSync waits for.
+	fresh := factory.ForResource(widget.GVR)
+	if fresh == first {
+		t.Fatal("ForResource after the last Release returned the stopped informer")
+	}
+	factory.Start(ctx)
+	if diff := cmp.Diff(map[schema.GroupVersionResource]bool{widget.GVR: true}, factory.WaitForCacheSync(ctx)); diff != "" {
+		t.Errorf("fresh informer synced (-want +got):\n%s", diff)
+	}
+	all, err := fresh.Lister().List(labels.Everything())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"team-a/large", "team-a/small", "team-b/small"}, keysOf(t, all)); diff != "" {
+		t.Errorf("fresh informer's cache (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(generic.Synced, factory.Statuses()[widget.GVR].State); diff != "" {
+		t.Errorf("fresh informer's state (-want +got):\n%s", diff)
+	}
+}
+
+// TestForResourceNeverReturnsStopped: once the context given to Start ends,
+// its informers stop; ForResource hands out a fresh one, not a stopped one.
+func TestForResourceNeverReturnsStopped(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	defer factory.Shutdown()
+	startCtx, stop := context.WithCancel(context.Background())
+	old := factory.ForResource(widget.GVR)
+	factory.Start(startCtx)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	factory.WaitForCacheSync(ctx)
+	stop()
+	for !old.Informer().IsStopped() {
+		time.Sleep(time.Millisecond) // the informer's goroutine is ending
+	}
+	fresh := factory.ForResource(widget.GVR)
+	if fresh == old || fresh.Informer().IsStopped() {
+		t.Fatal("ForResource returned a stopped informer")
+	}
+	factory.Start(ctx)
+	if !factory.WaitForCacheSync(ctx)[widget.GVR] {
+		t.Error("the fresh informer did not sync")
+	}
+}
+
+// TestAcquireReleaseLeavesNoGoroutine acquires, starts and releases the
+// same GVR 100 times: the number of goroutines does not grow.
+func TestAcquireReleaseLeavesNoGoroutine(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	defer factory.Shutdown()
+	ctx, cancel := testContext(t)
+	defer cancel()
+	baseline := goleak.IgnoreCurrent()
+	for range 100 {
+		factory.ForResource(widget.GVR)
+		factory.Start(ctx)
+		if !factory.WaitForCacheSync(ctx)[widget.GVR] {
+			t.Fatal("not synced")
+		}
+		if !factory.Release(widget.GVR) {
+			t.Fatal("Release of the only holder returned false")
+		}
+	}
+	if err := goleak.Find(baseline); err != nil {
+		t.Errorf("goroutines after 100 acquire/release cycles: %v", err)
+	}
+}
+
+// servingSwitch makes client-go's fake dynamic client stop and start serving
+// a resource: while off, every list and watch of it fails with 404 Not Found,
+// as when its CRD is deleted, and the open watch ends. It counts the lists.
+type servingSwitch struct {
+	resource string
+	off      atomic.Bool
+	lists    atomic.Int32
+	mu       sync.Mutex
+	watches  []watch.Interface
+}
+
+func newServingSwitch(client *dynamicfake.FakeDynamicClient, gvr schema.GroupVersionResource) *servingSwitch {
+	s := &servingSwitch{resource: gvr.Resource}
+	notFound := apierrors.NewNotFound(gvr.GroupResource(), "")
+	client.PrependReactor("list", gvr.Resource, func(clienttesting.Action) (bool, runtime.Object, error) {
+		s.lists.Add(1)
+		if s.off.Load() {
+			return true, nil, notFound
+		}
+		return false, nil, nil
+	})
+	client.PrependWatchReactor(gvr.Resource, func(action clienttesting.Action) (bool, watch.Interface, error) {
+		if s.off.Load() {
+			return true, nil, notFound
+		}
+		w, err := client.Tracker().Watch(gvr, action.GetNamespace())
+		s.mu.Lock()
+		s.watches = append(s.watches, w)
+		s.mu.Unlock()
+		return true, w, err
+	})
+	return s
+}
+
+// stopServing makes the resource 404 and ends the open watches.
+func (s *servingSwitch) stopServing() {
+	s.off.Store(true)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range s.watches {
+		w.Stop()
+	}
+	s.watches = nil
+}
+
+func (s *servingSwitch) serve() { s.off.Store(false) }
+
+// TestResourceNoLongerServed: the fake client starts answering 404 for
+// Widgets (as when their CRD is deleted) and drops their objects without
+// events. The informer delivers a delete for each cached Widget, with its
+// last state, reports NotServed, probes with backoff, and when Widgets are
+// served again relists by itself and serves the new objects.
+func TestResourceNoLongerServed(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	serving := newServingSwitch(client, widget.GVR)
+	var states stateLog
+	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
+		generic.WithStateHandler(states.record))
+	defer factory.Shutdown()
+	informer := factory.ForResource(widget.GVR)
+	rec := newRecorder(widgetSize)
+	if _, err := informer.AddEventHandler(rec); err != nil {
+		t.Fatal(err)
+	}
+	startAndSync(t, factory)
+	rec.next(t, 3)
+
+	// The CRD goes, and its objects with it, with no delete event.
+	serving.stopServing()
+	for _, obj := range load(t, "testdata/widgets.yaml") {
+		if err := client.Tracker().Delete(widget.GVR, obj.GetNamespace(), obj.GetName()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []event{
+		{Verb: "DELETED", Key: "team-a/large", Tombstone: true, Last: "large=10"},
+		{Verb: "DELETED", Key: "team-a/small", Tombstone: true, Last: "small=1"},
+		{Verb: "DELETED", Key: "team-b/small", Tombstone: true, Last: "small=2"},
+	}
+	if diff := cmp.Diff(want, sortEvents(rec.next(t, 3))); diff != "" {
+		t.Errorf("deletes when not served (-want +got):\n%s", diff)
+	}
+	status := informer.Status()
+	if diff := cmp.Diff(generic.NotServed, status.State); diff != "" {
+		t.Errorf("state (-want +got):\n%s", diff)
+	}
+	if !apierrors.IsNotFound(status.LastError) {
+		t.Errorf("last error %v, want a NotFound", status.LastError)
+	}
+
+	// While not served: a handful of probes, not a retry loop.
+	before := serving.lists.Load()
+	time.Sleep(4 * time.Second)
+	if probes := serving.lists.Load() - before; probes > 3 {
+		t.Errorf("%d lists in 4 s while not served, want at most 3 (backoff 1 s, 2 s, ...)", probes)
+	}
+
+	// Served again, with a new Widget: the informer relists by itself.
+	serving.serve()
+	if _, err := client.Resource(widget.GVR).Namespace("team-a").Create(context.Background(), newWidget("team-a", "reborn", int64(7)), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]event{{Verb: "ADDED", Key: "team-a/reborn", Last: "reborn=7"}}, rec.next(t, 1)); diff != "" {
+		t.Errorf("events when served again (-want +got):\n%s", diff)
+	}
+	waitForState(t, informer, generic.Synced)
+	if diff := cmp.Diff([]generic.State{generic.Synced, generic.NotServed, generic.Synced}, states.states()); diff != "" {
+		t.Errorf("state changes (-want +got):\n%s", diff)
+	}
+}
+
+// TestStopWhenNotServed: with WithStopWhenNotServed the informer delivers
+// the deletes and stops for good; ForResource then hands out a fresh one.
+func TestStopWhenNotServed(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	serving := newServingSwitch(client, widget.GVR)
+	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
+		generic.WithStopWhenNotServed())
+	defer factory.Shutdown()
+	informer := factory.ForResource(widget.GVR)
+	rec := newRecorder(widgetSize)
+	if _, err := informer.AddEventHandler(rec); err != nil {
+		t.Fatal(err)
+	}
+	startAndSync(t, factory)
+	rec.next(t, 3)
+	serving.stopServing()
+	rec.next(t, 3) // the deletes
+	waitForState(t, informer, generic.Stopped)
+
+	lists := serving.lists.Load()
+	time.Sleep(2 * time.Second)
+	if more := serving.lists.Load() - lists; more != 0 {
+		t.Errorf("%d lists after stopping for good, want none", more)
+	}
+	serving.serve()
+	if fresh := factory.ForResource(widget.GVR); fresh == informer {
+		t.Error("ForResource returned the informer that stopped for good")
+	}
+}
+
+// TestWaitForCacheSyncErrorNamesWhy checks the error-returning wait: each
+// resource that did not sync is named, with its state and reason.
+func TestWaitForCacheSyncErrorNamesWhy(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml", "testdata/configmaps.yaml")
+	client.PrependReactor("list", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(configMapsGVR.GroupResource(), "", errors.New("user cannot list"))
+	})
+	client.PrependReactor("list", "namespaces", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(namespacesGVR.GroupResource(), "")
+	})
+	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	defer factory.Shutdown()
+	for _, gvr := range []schema.GroupVersionResource{widget.GVR, configMapsGVR, namespacesGVR} {
+		factory.ForResource(gvr)
+	}
+	factory.Start(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := factory.WaitForCacheSyncError(ctx)
+
+	var syncErr *generic.SyncError
+	if !errors.As(err, &syncErr) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error = %v, want a *SyncError wrapping the deadline", err)
+	}
+	got := map[string]generic.State{}
+	for _, s := range syncErr.Unsynced {
+		got[s.GVR.Resource] = s.State
+	}
+	if diff := cmp.Diff(map[string]generic.State{"configmaps": generic.Forbidden, "namespaces": generic.NotServed}, got); diff != "" {
+		t.Errorf("unsynced (-want +got):\n%s", diff)
+	}
+	for _, part := range []string{"/v1, Resource=configmaps: forbidden", "user cannot list", "/v1, Resource=namespaces: not served"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q does not say %q", err, part)
+		}
+	}
+}
+
+// stateLog records the states a StateHandler is told of.
+type stateLog struct {
+	mu  sync.Mutex
+	log []generic.State
+}
+
+func (l *stateLog) record(s generic.Status) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.log = append(l.log, s.State)
+}
+
+func (l *stateLog) states() []generic.State {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]generic.State(nil), l.log...)
+}
+
+func waitForState[T generic.Object](t *testing.T, informer generic.Informer[T], want generic.State) {
+	t.Helper()
+	ctx, cancel := testContext(t)
+	defer cancel()
+	for informer.Status().State != want {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("state %v, want %v", informer.Status().State, want)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
