@@ -277,3 +277,36 @@ func unstructuredSize(u *unstructured.Unstructured) string {
 	}
 	return fmt.Sprintf("size=%v", size)
 }
+
+var configMapsGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// stateLog records the states a generic.StateHandler is told of.
+type stateLog struct {
+	mu  sync.Mutex
+	log []generic.State
+}
+
+func (l *stateLog) record(s generic.Status) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.log = append(l.log, s.State)
+}
+
+func (l *stateLog) states() []generic.State {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.log)
+}
+
+// waitForState waits until the informer reports want.
+func waitForState[T generic.Object](t *testing.T, informer generic.Informer[T], want generic.State) {
+	t.Helper()
+	ctx := testContext(t)
+	for informer.Status().State != want {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("state %v, want %v (last error %v)", informer.Status().State, want, informer.Status().LastError)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -6,6 +6,8 @@ import "time"
 type counter struct {
 	resources []*resource
 	byVerb    map[string]map[string]int // resource -> type -> count
+	// stopping is set once kwatch stops the informers.
+	stopping bool
 }
 
 func newCounter(resources []*resource) *counter {
@@ -16,9 +18,15 @@ func newCounter(resources []*resource) *counter {
 	return c
 }
 
-func (c *counter) add(e Event) { c.byVerb[e.Resource][e.Type]++ }
+func (c *counter) add(e Event) {
+	if verbs, ok := c.byVerb[e.Resource]; ok {
+		verbs[e.Type]++
+	}
+}
 
-func (c *counter) summary(syncTimes map[string]time.Duration) Summary {
+// summary sums up what the counter saw; states are the informers' states
+// at the end of the watch.
+func (c *counter) summary(syncTimes map[string]time.Duration, states map[string]string) Summary {
 	s := make(Summary, 0, len(c.resources))
 	for _, r := range c.resources {
 		verbs := c.byVerb[r.name]
@@ -27,6 +35,7 @@ func (c *counter) summary(syncTimes map[string]time.Duration) Summary {
 			Cached:   len(r.informer.GetIndexer().ListKeys()),
 			Added:    verbs[Added], Modified: verbs[Modified], Deleted: verbs[Deleted],
 			SyncTime: syncTimes[r.name],
+			State:    states[r.name],
 		})
 	}
 	return s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,11 +30,13 @@ var (
 // stepTimeout bounds the wait for the event a step causes.
 const stepTimeout = 30 * time.Second
 
-// step is one change the demo makes and the event it must cause.
+// step is one change the demo makes and the events it must cause.
 type step struct {
 	describe string
 	do       func(ctx context.Context) error
-	expect   Event // Type, Resource and Key matter
+	// expect are the events the step causes, in any order: of each, Type,
+	// Resource, Key and (for STATE events) State matter.
+	expect []Event
 }
 
 // script is the demo's bounded churn: it runs its steps one at a time and
@@ -42,7 +45,8 @@ type script struct {
 	c        *cluster.Cluster
 	opts     Options
 	steps    []step
-	initial  map[string]int // resource -> objects in the manifests
+	objs     []*unstructured.Unstructured // the demo manifests
+	initial  map[string]int               // resource -> objects in the manifests
 	observed chan Event
 }
 
@@ -80,7 +84,7 @@ func loadDemo(c *cluster.Cluster, opts Options) (*script, []*unstructured.Unstru
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &script{c: c, opts: opts, initial: map[string]int{}, observed: make(chan Event, 4096)}
+	s := &script{c: c, opts: opts, objs: objs, initial: map[string]int{}, observed: make(chan Event, 4096)}
 	for _, obj := range objs {
 		if obj.GetLabels()["kwatch-demo"] == "true" {
 			s.initial[resourceName(obj)]++
@@ -101,8 +105,11 @@ func resourceName(obj *unstructured.Unstructured) string {
 }
 
 // churn is the demo's script: creates, updates and deletes of both
-// resources, a Widget delete among them, and a label change that moves a
-// ConfigMap out of the selector (the informer sees it deleted).
+// resources, a Widget delete among them, a label change that moves a
+// ConfigMap out of the selector (the informer sees it deleted), then the
+// Widget CRD deleted under the running informer (its Widgets deleted, the
+// informer NotServed) and re-created with its Widgets (served again: the
+// informer relists by itself).
 func (s *script) churn() []step {
 	return []step{
 		s.create(configMapsGVR, "demo-shop", "promotions", map[string]any{"data": map[string]any{"spring": "20%"}}),
@@ -112,6 +119,47 @@ func (s *script) churn() []step {
 		s.delete(widgetsGVR, "demo-shop", "sprocket"),
 		s.patch(configMapsGVR, "demo-lab", "scratch", `{"metadata":{"labels":{"kwatch-demo":"retired"}}}`, Deleted),
 		s.delete(configMapsGVR, "demo-shop", "inventory"),
+		s.deleteCRD(),
+		s.recreateCRD(),
+	}
+}
+
+const widgetsCRD = "widgets.example.com"
+
+// deleteCRD deletes the Widget CRD: the Widgets left (gear, cog, flywheel)
+// go with it.
+func (s *script) deleteCRD() step {
+	resource := displayName(widgetsGVR)
+	return step{
+		describe: "delete the CustomResourceDefinition " + widgetsCRD,
+		do:       func(ctx context.Context) error { return s.c.DeleteCRD(ctx, widgetsCRD) },
+		expect: []Event{
+			{Type: Deleted, Resource: resource, Namespace: "demo-shop", Name: "gear"},
+			{Type: Deleted, Resource: resource, Namespace: "demo-lab", Name: "cog"},
+			{Type: Deleted, Resource: resource, Namespace: "demo-lab", Name: "flywheel"},
+			{Type: StateChanged, Resource: resource, State: "NotServed"},
+		},
+	}
+}
+
+// recreateCRD applies the CRD and the Widgets of the demo manifests again.
+func (s *script) recreateCRD() step {
+	resource := displayName(widgetsGVR)
+	var objs []*unstructured.Unstructured
+	expect := []Event{{Type: StateChanged, Resource: resource, State: "Synced"}}
+	for _, obj := range s.objs {
+		switch {
+		case obj.GetKind() == "CustomResourceDefinition":
+			objs = append(objs, obj)
+		case resourceName(obj) == resource:
+			objs = append(objs, obj)
+			expect = append(expect, Event{Type: Added, Resource: resource, Namespace: obj.GetNamespace(), Name: obj.GetName()})
+		}
+	}
+	return step{
+		describe: "re-create the CustomResourceDefinition " + widgetsCRD + " and its Widgets",
+		do:       func(ctx context.Context) error { return s.c.Apply(ctx, objs...) },
+		expect:   expect,
 	}
 }
 
@@ -130,7 +178,7 @@ func (s *script) create(gvr schema.GroupVersionResource, namespace, name string,
 			_, err := s.c.Dynamic.Resource(gvr).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{})
 			return err
 		},
-		expect: Event{Type: Added, Resource: displayName(gvr), Namespace: namespace, Name: name},
+		expect: []Event{{Type: Added, Resource: displayName(gvr), Namespace: namespace, Name: name}},
 	}
 }
 
@@ -143,7 +191,7 @@ func (s *script) patch(gvr schema.GroupVersionResource, namespace, name, patch, 
 			_, err := s.c.Dynamic.Resource(gvr).Namespace(namespace).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 			return err
 		},
-		expect: Event{Type: eventType, Resource: displayName(gvr), Namespace: namespace, Name: name},
+		expect: []Event{{Type: eventType, Resource: displayName(gvr), Namespace: namespace, Name: name}},
 	}
 }
 
@@ -153,7 +201,7 @@ func (s *script) delete(gvr schema.GroupVersionResource, namespace, name string)
 		do: func(ctx context.Context) error {
 			return s.c.Dynamic.Resource(gvr).Namespace(namespace).Delete(ctx, name, metav1.DeleteOptions{})
 		},
-		expect: Event{Type: Deleted, Resource: displayName(gvr), Namespace: namespace, Name: name},
+		expect: []Event{{Type: Deleted, Resource: displayName(gvr), Namespace: namespace, Name: name}},
 	}
 }
 
@@ -186,22 +234,44 @@ func (s *script) runSteps(ctx context.Context) error {
 	return nil
 }
 
-// waitFor waits until kwatch has printed an event like want.
-func (s *script) waitFor(ctx context.Context, want Event) error {
+// waitFor waits until kwatch has printed events like each of want, in any
+// order.
+func (s *script) waitFor(ctx context.Context, want []Event) error {
+	pending := map[string]int{}
+	for _, e := range want {
+		pending[matchKey(e)]++
+	}
 	timeout := time.NewTimer(stepTimeout)
 	defer timeout.Stop()
-	for {
+	for len(pending) > 0 {
 		select {
 		case e := <-s.observed:
-			if e.Type == want.Type && e.Resource == want.Resource && e.Key() == want.Key() {
-				return nil
+			if k := matchKey(e); pending[k] > 0 {
+				if pending[k]--; pending[k] == 0 {
+					delete(pending, k)
+				}
 			}
 		case <-timeout.C:
-			return fmt.Errorf("no %s event for %s %s within %v", want.Type, want.Resource, want.Key(), stepTimeout)
+			return fmt.Errorf("still waiting for %v after %v", keys(pending), stepTimeout)
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
 	}
+	return nil
+}
+
+// matchKey is what must match between an expected and a printed event.
+func matchKey(e Event) string {
+	return e.Type + " " + e.Resource + " " + e.Key() + " " + e.State
+}
+
+func keys(m map[string]int) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
 }
 
 // expected is the summary the script must produce: per resource, the
@@ -209,20 +279,22 @@ func (s *script) waitFor(ctx context.Context, want Event) error {
 func (s *script) expected() Summary {
 	var expected Summary
 	for _, name := range demoResources {
-		r := ResourceSummary{Resource: name, Cached: s.initial[name]}
+		r := ResourceSummary{Resource: name, Cached: s.initial[name], State: "Synced"}
 		for _, st := range s.steps {
-			if st.expect.Resource != name {
-				continue
-			}
-			switch st.expect.Type {
-			case Added:
-				r.Added++
-				r.Cached++
-			case Modified:
-				r.Modified++
-			case Deleted:
-				r.Deleted++
-				r.Cached--
+			for _, e := range st.expect {
+				if e.Resource != name {
+					continue
+				}
+				switch e.Type {
+				case Added:
+					r.Added++
+					r.Cached++
+				case Modified:
+					r.Modified++
+				case Deleted:
+					r.Deleted++
+					r.Cached--
+				}
 			}
 		}
 		expected = append(expected, r)

@@ -19,6 +19,10 @@ type Event struct {
 	// Tombstone is set on a delete the informer did not see happen: a
 	// relist found the object gone.
 	Tombstone bool `json:"tombstone,omitempty"`
+	// State is the informer's new state, on a STATE event (Name is empty).
+	State string `json:"state,omitempty"`
+	// Error is the informer's last error, on a STATE event.
+	Error string `json:"error,omitempty"`
 }
 
 // Event types.
@@ -26,7 +30,18 @@ const (
 	Added    = "ADDED"
 	Modified = "MODIFIED"
 	Deleted  = "DELETED"
+	// StateChanged is an informer's change of state (generic.State).
+	StateChanged = "STATE"
 )
+
+// stateEvent is the Event of a change of an informer's state.
+func stateEvent(status generic.Status) Event {
+	e := Event{Time: time.Now(), Type: StateChanged, Resource: status.GVR.GroupResource().String(), State: status.State.String()}
+	if status.LastError != nil {
+		e.Error = status.LastError.Error()
+	}
+	return e
+}
 
 // Key is namespace/name, or name for a cluster-scoped object.
 func (e Event) Key() string {

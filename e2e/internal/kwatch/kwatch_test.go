@@ -73,7 +73,7 @@ func parseSummaryTable(t *testing.T, output string) kwatch.Summary {
 			inTable = true
 			continue
 		}
-		if !inTable || len(fields) < 6 {
+		if !inTable || len(fields) < 7 {
 			continue
 		}
 		n := make([]int, 4)
@@ -84,7 +84,7 @@ func parseSummaryTable(t *testing.T, output string) kwatch.Summary {
 			}
 			n[i] = v
 		}
-		got = append(got, kwatch.ResourceSummary{Resource: fields[0], Cached: n[0], Added: n[1], Modified: n[2], Deleted: n[3]})
+		got = append(got, kwatch.ResourceSummary{Resource: fields[0], Cached: n[0], Added: n[1], Modified: n[2], Deleted: n[3], State: fields[6]})
 	}
 	return got
 }
@@ -99,7 +99,9 @@ func checkJSONLines(t *testing.T, stdout string, want kwatch.Summary) {
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("stdout line %q is not a JSON event: %v", line, err)
 		}
-		counts[e.Resource+" "+e.Type]++
+		if e.Type != kwatch.StateChanged {
+			counts[e.Resource+" "+e.Type]++
+		}
 	}
 	wantCounts := map[string]int{}
 	for _, r := range want {
@@ -146,7 +148,7 @@ func TestDurationEndsWithSummary(t *testing.T) {
 	}
 	// A fresh server has its four system namespaces and one ConfigMap,
 	// kube-system/extension-apiserver-authentication, and nothing changes.
-	want := kwatch.Summary{{Resource: "namespaces", Cached: 4}, {Resource: "configmaps", Cached: 1}}
+	want := kwatch.Summary{{Resource: "namespaces", Cached: 4, State: "Synced"}, {Resource: "configmaps", Cached: 1, State: "Synced"}}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(kwatch.ResourceSummary{}, "SyncTime")); diff != "" {
 		t.Errorf("summary (-want +got):\n%s\n%s", diff, out.String())
 	}

@@ -14,6 +14,14 @@ func printEvent(w io.Writer, output string, e Event) error {
 	if output == outputJSON {
 		return json.NewEncoder(w).Encode(e)
 	}
+	if e.Type == StateChanged {
+		detail := ""
+		if e.Error != "" {
+			detail = "(" + e.Error + ")"
+		}
+		_, err := fmt.Fprintf(w, "%s  %-8s  %-22s  %-28s  %s\n", e.Time.Format("15:04:05.000"), e.Type, e.Resource, e.State, detail)
+		return err
+	}
 	rv := ""
 	if e.ResourceVersion != "" {
 		rv = "rv=" + e.ResourceVersion
@@ -52,18 +60,20 @@ type ResourceSummary struct {
 	Added, Modified, Deleted int
 	// SyncTime is how long the initial sync took; zero if it never ended.
 	SyncTime time.Duration
+	// State is the informer's state at the end (generic.State).
+	State string
 }
 
 // Print writes the summary as a table.
 func (s Summary) Print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RESOURCE\tCACHED\tADDED\tMODIFIED\tDELETED\tSYNCED IN")
+	fmt.Fprintln(tw, "RESOURCE\tCACHED\tADDED\tMODIFIED\tDELETED\tSYNCED IN\tSTATE")
 	for _, r := range s {
 		synced := "never"
 		if r.SyncTime > 0 {
 			synced = r.SyncTime.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", r.Resource, r.Cached, r.Added, r.Modified, r.Deleted, synced)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\n", r.Resource, r.Cached, r.Added, r.Modified, r.Deleted, synced, r.State)
 	}
 	return tw.Flush()
 }

@@ -25,6 +25,7 @@ type resource struct {
 	gvr      schema.GroupVersionResource
 	typed    bool
 	informer cache.SharedIndexInformer
+	status   func() generic.Status
 }
 
 // factories are the two instantiations kwatch uses: the typed factory for
@@ -35,10 +36,13 @@ type factories struct {
 	scheme       *runtime.Scheme
 }
 
-func newFactories(c *cluster.Cluster, namespace, selector string) (*factories, error) {
+// newFactories makes the factories; every change of an informer's state
+// goes to events.
+func newFactories(c *cluster.Cluster, namespace, selector string, events chan<- Event) (*factories, error) {
 	opts := []generic.Option{
 		generic.WithNamespace(namespace),
 		generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = selector }),
+		generic.WithStateHandler(func(status generic.Status) { events <- stateEvent(status) }),
 	}
 	typedFactory, err := typed.NewFactoryForClients(typed.Clients{Config: c.Config, RESTMapper: c.Mapper}, scheme.Scheme, opts...)
 	if err != nil {
@@ -68,11 +72,11 @@ func (f *factories) watch(mapper meta.RESTMapper, arg string, events chan<- Even
 		if err != nil {
 			return nil, err
 		}
-		r.informer = informer.Informer()
+		r.informer, r.status = informer.Informer(), informer.Status
 		return r, sendEvents(informer, r.name, events)
 	}
 	informer := f.unstructured.ForResource(gvr)
-	r.informer = informer.Informer()
+	r.informer, r.status = informer.Informer(), informer.Status
 	return r, sendEvents(informer, r.name, events)
 }
 

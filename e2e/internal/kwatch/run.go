@@ -74,12 +74,12 @@ func connect(ctx context.Context, opts Options) (config *rest.Config, stop func(
 }
 
 func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string, selector string, script *script) (Summary, error) {
-	f, err := newFactories(c, opts.Namespace, selector)
+	events := make(chan Event, 4096)
+	f, err := newFactories(c, opts.Namespace, selector, events)
 	if err != nil {
 		return nil, err
 	}
 	defer f.shutdown()
-	events := make(chan Event, 4096)
 	resources := make([]*resource, 0, len(args))
 	for _, arg := range args {
 		r, err := f.watch(c.Mapper, arg, events)
@@ -97,9 +97,9 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 	f.start(ctx)
 	syncTimes := waitForSync(ctx, opts, resources)
 	scriptErr := stream(ctx, opts, events, counts, script)
-	f.shutdown()
-	drain(opts, events, counts)
-	summary := counts.summary(syncTimes)
+	states := statesOf(resources) // before the informers stop
+	shutdown(f, opts, events, counts)
+	summary := counts.summary(syncTimes, states)
 	if err := summary.Print(opts.status()); err != nil {
 		return summary, err
 	}
@@ -162,19 +162,46 @@ func stream(ctx context.Context, opts Options, events <-chan Event, counts *coun
 	}
 }
 
-// drain handles the events still queued once the informers have stopped.
-func drain(opts Options, events <-chan Event, counts *counter) {
+func statesOf(resources []*resource) map[string]string {
+	states := make(map[string]string, len(resources))
+	for _, r := range resources {
+		states[r.name] = r.status().State.String()
+	}
+	return states
+}
+
+// shutdown stops the informers while it goes on handling their events, so
+// that a handler blocked on a full channel cannot hold up the shutdown,
+// then handles what is left. The informers' own change to Stopped is not
+// news: it is not printed.
+func shutdown(f *factories, opts Options, events <-chan Event, counts *counter) {
+	counts.stopping = true
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.shutdown()
+	}()
 	for {
 		select {
 		case e := <-events:
 			handle(opts, e, counts, nil)
-		default:
-			return
+		case <-done:
+			for {
+				select {
+				case e := <-events:
+					handle(opts, e, counts, nil)
+				default:
+					return
+				}
+			}
 		}
 	}
 }
 
 func handle(opts Options, e Event, counts *counter, script *script) {
+	if counts.stopping && e.Type == StateChanged && e.State == "Stopped" {
+		return
+	}
 	printEvent(opts.Out, opts.Output, e)
 	counts.add(e)
 	if script != nil {
