@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/generictest"
 	"github.com/generic-informers/generic/internal/widget"
 )
 
@@ -48,75 +48,56 @@ func startAndSync[T generic.Object](t *testing.T, f *generic.Factory[T]) {
 	}
 }
 
-func widgetSize(w *widget.Widget) string { return w.Name + "=" + itoa(w.Spec.Size) }
-
-func itoa(i int32) string { return strconv.Itoa(int(i)) }
+func widgetSize(w *widget.Widget) string { return w.Name + "=" + strconv.Itoa(int(w.Spec.Size)) }
 
 // TestFactoryUnstructuredEvents drives creates, updates and deletes through
-// the fake dynamic client and checks what typed handlers and the lister see.
+// the fake dynamic client (generictest) and checks what typed handlers and
+// the lister of an unstructured informer see.
 func TestFactoryUnstructuredEvents(t *testing.T) {
-	client := newDynamicClient(t, "testdata/configmaps.yaml")
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
-	defer factory.Shutdown()
-	informer := factory.ForResource(configMapsGVR)
-	label := func(u *unstructured.Unstructured) string {
-		color, _, _ := unstructured.NestedString(u.Object, "data", "color")
-		return color
-	}
-	rec := newRecorder(label)
+	fake := generictest.New(t, newScheme(t), generictest.Files("testdata/configmaps.yaml"))
+	informer := generictest.NewUnstructuredInformer(fake, configMapsGVR)
+	rec := generictest.NewRecorder[*unstructured.Unstructured]()
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
 	}
-	startAndSync(t, factory)
-	initial := rec.next(t, 3)
-	wantInitial := []event{
-		{Verb: "ADDED", Key: "team-a/flags"},
-		{Verb: "ADDED", Key: "team-a/settings", Last: "blue"},
-		{Verb: "ADDED", Key: "team-b/settings", Last: "green"},
-	}
-	if diff := cmp.Diff(wantInitial, sortEvents(initial)); diff != "" {
+	if diff := cmp.Diff([]generictest.Event{
+		{Verb: generictest.Added, Key: "team-a/flags"},
+		{Verb: generictest.Added, Key: "team-a/settings"},
+		{Verb: generictest.Added, Key: "team-b/settings"},
+	}, rec.Events(), generictest.IgnoreResourceVersion(), generictest.IgnoreOrder()); diff != "" {
 		t.Fatalf("initial events (-want +got):\n%s", diff)
 	}
 
-	configMaps := client.Resource(configMapsGVR)
-	ctx := context.Background()
 	tests := []struct {
-		name       string
-		act        func() error
-		wantEvents []event
-		wantKeys   []string
+		name      string
+		change    func()
+		wantEvent generictest.Event
+		wantKeys  []string
+		wantColor map[string]string
 	}{{
-		name: "create",
-		act: func() error {
-			cm := newConfigMap("team-b", "extra", "red")
-			_, err := configMaps.Namespace("team-b").Create(ctx, cm, metav1.CreateOptions{})
-			return err
-		},
-		wantEvents: []event{{Verb: "ADDED", Key: "team-b/extra", Last: "red"}},
-		wantKeys:   []string{"team-a/flags", "team-a/settings", "team-b/extra", "team-b/settings"},
+		name:      "create",
+		change:    func() { fake.Create(newConfigMap("team-b", "extra", "red")) },
+		wantEvent: generictest.Event{Verb: generictest.Added, Key: "team-b/extra"},
+		wantKeys:  []string{"team-a/flags", "team-a/settings", "team-b/extra", "team-b/settings"},
+		wantColor: map[string]string{"team-a/settings": "blue", "team-b/extra": "red", "team-b/settings": "green"},
 	}, {
-		name: "update",
-		act: func() error {
-			cm := newConfigMap("team-a", "settings", "yellow")
-			_, err := configMaps.Namespace("team-a").Update(ctx, cm, metav1.UpdateOptions{})
-			return err
-		},
-		wantEvents: []event{{Verb: "MODIFIED", Key: "team-a/settings", Last: "yellow"}},
-		wantKeys:   []string{"team-a/flags", "team-a/settings", "team-b/extra", "team-b/settings"},
+		name:      "update",
+		change:    func() { fake.Update(newConfigMap("team-a", "settings", "yellow")) },
+		wantEvent: generictest.Event{Verb: generictest.Modified, Key: "team-a/settings"},
+		wantKeys:  []string{"team-a/flags", "team-a/settings", "team-b/extra", "team-b/settings"},
+		wantColor: map[string]string{"team-a/settings": "yellow", "team-b/extra": "red", "team-b/settings": "green"},
 	}, {
-		name: "delete",
-		act: func() error {
-			return configMaps.Namespace("team-b").Delete(ctx, "settings", metav1.DeleteOptions{})
-		},
-		wantEvents: []event{{Verb: "DELETED", Key: "team-b/settings", Last: "green"}},
-		wantKeys:   []string{"team-a/flags", "team-a/settings", "team-b/extra"},
+		name:      "delete",
+		change:    func() { fake.Delete(newConfigMap("team-b", "settings", "")) },
+		wantEvent: generictest.Event{Verb: generictest.Deleted, Key: "team-b/settings"},
+		wantKeys:  []string{"team-a/flags", "team-a/settings", "team-b/extra"},
+		wantColor: map[string]string{"team-a/settings": "yellow", "team-b/extra": "red"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.act(); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.wantEvents, rec.next(t, len(tc.wantEvents))); diff != "" {
+			rec.Reset()
+			tc.change() // returns once the handlers have seen it
+			if diff := cmp.Diff([]generictest.Event{tc.wantEvent}, rec.Events(), generictest.IgnoreResourceVersion()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 			all, err := informer.Lister().List(labels.Everything())
@@ -126,16 +107,17 @@ func TestFactoryUnstructuredEvents(t *testing.T) {
 			if diff := cmp.Diff(tc.wantKeys, keysOf(t, all)); diff != "" {
 				t.Errorf("lister keys (-want +got):\n%s", diff)
 			}
+			colors := map[string]string{}
+			for _, cm := range all {
+				if color, found, _ := unstructured.NestedString(cm.Object, "data", "color"); found {
+					colors[cm.GetNamespace()+"/"+cm.GetName()] = color
+				}
+			}
+			if diff := cmp.Diff(tc.wantColor, colors); diff != "" {
+				t.Errorf("cached data (-want +got):\n%s", diff)
+			}
 		})
 	}
-	got, err := informer.Lister().Namespace("team-a").Get("settings")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff("yellow", label(got)); diff != "" {
-		t.Errorf("lister after update (-want +got):\n%s", diff)
-	}
-	rec.none(t)
 }
 
 func newConfigMap(namespace, name, color string) *unstructured.Unstructured {
@@ -153,108 +135,70 @@ func sortEvents(events []event) []event {
 	return sorted
 }
 
-// TestFactoryTypedViewSkipsMalformed feeds typed Widgets from the dynamic
-// client through FromUnstructured: a Widget whose spec has the wrong type is
-// reported with its key and skipped, and every other Widget is served.
+// TestFactoryTypedViewSkipsMalformed serves typed Widgets from the dynamic
+// client through FromUnstructured (generictest's typed informers): a Widget
+// whose spec has the wrong type is reported with its key and skipped, and
+// every other Widget is served.
 func TestFactoryTypedViewSkipsMalformed(t *testing.T) {
-	client := newDynamicClient(t, "testdata/widgets.yaml", "testdata/malformed/widget-wrong-type.yaml")
-	errs := make(errorSink, 100)
-	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
-		generic.WithErrorHandler(errs.handle))
-	defer factory.Shutdown()
-	informer := factory.ForResource(widget.GVR)
-	rec := newRecorder(widgetSize)
+	fake := generictest.New(t, newScheme(t), generictest.Files("testdata/widgets.yaml", "testdata/malformed/widget-wrong-type.yaml"))
+	informer := generictest.NewInformer[*widget.Widget](fake)
+	rec := generictest.NewRecorder[*widget.Widget]()
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
 	}
-	startAndSync(t, factory)
-	rec.next(t, 3)
-	checkConversionError(t, errs.next(t), "team-a/broken")
+	checkSkipped(t, fake, []string{"team-a/broken"})
 
-	widgets := client.Resource(widget.GVR).Namespace("team-a")
-	ctx := context.Background()
 	tests := []struct {
-		name       string
-		act        func() error
-		wantError  string // key of a reported ConversionError, if any
-		wantEvents []event
-		wantKeys   []string
+		name        string
+		change      func()
+		wantSkipped []string // keys of the ConversionErrors reported so far
+		wantEvents  []generictest.Event
+		wantSizes   map[string]int32
 	}{{
-		name: "a malformed create is reported and skipped",
-		act: func() error {
-			_, err := widgets.Create(ctx, newWidget("team-a", "broken-2", "huge"), metav1.CreateOptions{})
-			return err
-		},
-		wantError: "team-a/broken-2",
-		wantKeys:  []string{"team-a/large", "team-a/small", "team-b/small"},
+		name:        "a malformed create is reported and skipped",
+		change:      func() { fake.Create(newWidget("team-a", "broken-2", "huge")) },
+		wantSkipped: []string{"team-a/broken", "team-a/broken-2"},
+		wantSizes:   map[string]int32{"team-a/large": 10, "team-a/small": 1, "team-b/small": 2},
 	}, {
-		name: "a good create after it is served",
-		act: func() error {
-			_, err := widgets.Create(ctx, newWidget("team-a", "medium", int64(5)), metav1.CreateOptions{})
-			return err
-		},
-		wantEvents: []event{{Verb: "ADDED", Key: "team-a/medium", Last: "medium=5"}},
-		wantKeys:   []string{"team-a/large", "team-a/medium", "team-a/small", "team-b/small"},
+		name:        "a good create after it is served",
+		change:      func() { fake.Create(newWidget("team-a", "medium", int64(5))) },
+		wantSkipped: []string{"team-a/broken", "team-a/broken-2"},
+		wantEvents:  []generictest.Event{{Verb: generictest.Added, Key: "team-a/medium"}},
+		wantSizes:   map[string]int32{"team-a/large": 10, "team-a/medium": 5, "team-a/small": 1, "team-b/small": 2},
 	}, {
-		name: "an update that breaks a served Widget removes it with its last good state",
-		act: func() error {
-			_, err := widgets.Update(ctx, newWidget("team-a", "medium", "five"), metav1.UpdateOptions{})
-			return err
-		},
-		wantError:  "team-a/medium",
-		wantEvents: []event{{Verb: "DELETED", Key: "team-a/medium", Last: "medium=5"}},
-		wantKeys:   []string{"team-a/large", "team-a/small", "team-b/small"},
+		name:        "an update that breaks a served Widget removes it with its last good state",
+		change:      func() { fake.Update(newWidget("team-a", "medium", "five")) },
+		wantSkipped: []string{"team-a/broken", "team-a/broken-2", "team-a/medium"},
+		wantEvents:  []generictest.Event{{Verb: generictest.Deleted, Key: "team-a/medium"}},
+		wantSizes:   map[string]int32{"team-a/large": 10, "team-a/small": 1, "team-b/small": 2},
 	}, {
-		name: "fixing it serves it again",
-		act: func() error {
-			_, err := widgets.Update(ctx, newWidget("team-a", "medium", int64(6)), metav1.UpdateOptions{})
-			return err
-		},
-		wantEvents: []event{{Verb: "ADDED", Key: "team-a/medium", Last: "medium=6"}},
-		wantKeys:   []string{"team-a/large", "team-a/medium", "team-a/small", "team-b/small"},
-	}, {
-		name: "deleting a Widget that was never served is reported, not delivered",
-		act: func() error {
-			return widgets.Delete(ctx, "broken", metav1.DeleteOptions{})
-		},
-		wantError: "team-a/broken",
-		wantKeys:  []string{"team-a/large", "team-a/medium", "team-a/small", "team-b/small"},
+		name:        "fixing it serves it again",
+		change:      func() { fake.Update(newWidget("team-a", "medium", int64(6))) },
+		wantSkipped: []string{"team-a/broken", "team-a/broken-2", "team-a/medium"},
+		wantEvents:  []generictest.Event{{Verb: generictest.Added, Key: "team-a/medium"}},
+		wantSizes:   map[string]int32{"team-a/large": 10, "team-a/medium": 6, "team-a/small": 1, "team-b/small": 2},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.act(); err != nil {
-				t.Fatal(err)
-			}
-			if tc.wantError != "" {
-				checkConversionError(t, errs.next(t), tc.wantError)
-			}
-			if diff := cmp.Diff(tc.wantEvents, nilIfEmpty(rec.next(t, len(tc.wantEvents)))); diff != "" {
+			rec.Reset()
+			tc.change()
+			checkSkipped(t, fake, tc.wantSkipped)
+			if diff := cmp.Diff(tc.wantEvents, rec.Events(), generictest.IgnoreResourceVersion()); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 			all, err := informer.Lister().List(labels.Everything())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.wantKeys, keysOf(t, all)); diff != "" {
-				t.Errorf("lister keys (-want +got):\n%s", diff)
+			sizes := map[string]int32{}
+			for _, w := range all { // *widget.Widget: no casts
+				sizes[w.Namespace+"/"+w.Name] = w.Spec.Size
+			}
+			if diff := cmp.Diff(tc.wantSizes, sizes); diff != "" {
+				t.Errorf("cached Widgets (-want +got):\n%s", diff)
 			}
 		})
 	}
-	// Reads hand out the very *widget.Widget the cache holds: no casts.
-	small, err := informer.Lister().Namespace("team-b").Get("small")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(widget.Spec{Size: 2, Color: "green", ConfigMapName: "settings"}, small.Spec); diff != "" {
-		t.Errorf("spec (-want +got):\n%s", diff)
-	}
-}
-
-func nilIfEmpty(events []event) []event {
-	if len(events) == 0 {
-		return nil
-	}
-	return events
 }
 
 func newWidget(namespace, name string, size any) *unstructured.Unstructured {
@@ -266,17 +210,24 @@ func newWidget(namespace, name string, size any) *unstructured.Unstructured {
 	}}
 }
 
-func checkConversionError(t *testing.T, err error, wantKey string) {
+// checkSkipped checks the keys of the ConversionErrors the fake's
+// informers reported, all for Widgets.
+func checkSkipped(t *testing.T, fake *generictest.Fake, want []string) {
 	t.Helper()
-	var conversion *generic.ConversionError
-	if !errors.As(err, &conversion) {
-		t.Fatalf("reported %v, want a *ConversionError", err)
+	var keys []string
+	for _, err := range fake.Errors() {
+		var conversion *generic.ConversionError
+		if !errors.As(err, &conversion) || conversion.GVR != widget.GVR {
+			t.Errorf("reported %v, want a *ConversionError of widgets", err)
+			continue
+		}
+		if !slices.Contains(keys, conversion.Key) {
+			keys = append(keys, conversion.Key)
+		}
 	}
-	if diff := cmp.Diff(wantKey, conversion.Key); diff != "" {
-		t.Errorf("ConversionError.Key (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(widget.GVR, conversion.GVR); diff != "" {
-		t.Errorf("ConversionError.GVR (-want +got):\n%s", diff)
+	slices.Sort(keys)
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 }
 

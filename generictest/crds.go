@@ -1,0 +1,93 @@
+package generictest
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// customResourceSet is what the fixtures say of custom resources: the
+// resources their CustomResourceDefinitions define, and, for objects of a
+// kind with no definition, a resource guessed from the kind.
+type customResourceSet struct {
+	scopes    map[schema.GroupVersionKind]meta.RESTScope
+	resources map[schema.GroupVersionKind]schema.GroupVersionResource
+	listKinds map[schema.GroupVersionResource]string
+}
+
+func customResources(objs []*unstructured.Unstructured) *customResourceSet {
+	set := &customResourceSet{
+		scopes:    map[schema.GroupVersionKind]meta.RESTScope{},
+		resources: map[schema.GroupVersionKind]schema.GroupVersionResource{},
+		listKinds: map[schema.GroupVersionResource]string{},
+	}
+	for _, obj := range objs {
+		if obj.GroupVersionKind().GroupKind() == (schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}) {
+			set.addDefinition(obj)
+		}
+	}
+	for _, obj := range objs {
+		gvk := obj.GroupVersionKind()
+		if _, defined := set.resources[gvk]; defined || gvk.Group == "" || gvk.Group == "apiextensions.k8s.io" || isBuiltInGroup(gvk.Group) {
+			continue
+		}
+		scope := meta.RESTScopeRoot
+		if obj.GetNamespace() != metav1.NamespaceNone {
+			scope = meta.RESTScopeNamespace
+		}
+		plural, _ := meta.UnsafeGuessKindToResource(gvk)
+		set.add(gvk, plural, scope)
+	}
+	return set
+}
+
+// addDefinition records the resource a CustomResourceDefinition defines,
+// in each of its versions.
+func (s *customResourceSet) addDefinition(crd *unstructured.Unstructured) {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	scopeName, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	scope := meta.RESTScopeNamespace
+	if scopeName == "Cluster" {
+		scope = meta.RESTScopeRoot
+	}
+	for _, v := range versions {
+		version, _ := v.(map[string]any)["name"].(string)
+		gvk := schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
+		s.add(gvk, gvk.GroupVersion().WithResource(plural), scope)
+	}
+}
+
+func (s *customResourceSet) add(gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, scope meta.RESTScope) {
+	s.scopes[gvk] = scope
+	s.resources[gvk] = gvr
+	s.listKinds[gvr] = gvk.Kind + "List"
+}
+
+// mapper maps the custom resources.
+func (s *customResourceSet) mapper() meta.RESTMapper {
+	var versions []schema.GroupVersion
+	for gvk := range s.resources {
+		versions = append(versions, gvk.GroupVersion())
+	}
+	mapper := meta.NewDefaultRESTMapper(versions)
+	for gvk, gvr := range s.resources {
+		mapper.AddSpecific(gvk, gvr, gvr.GroupVersion().WithResource(gvr.Resource), s.scopes[gvk])
+	}
+	return mapper
+}
+
+// isBuiltInGroup reports whether group is one of Kubernetes' own API
+// groups, whose kinds the scheme's RESTMapper maps.
+func isBuiltInGroup(group string) bool {
+	switch group {
+	case "apps", "batch", "policy", "autoscaling", "k8s.io":
+		return true
+	}
+	return strings.HasSuffix(group, ".k8s.io")
+}

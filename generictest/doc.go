@@ -1,0 +1,20 @@
+// Package generictest tests controllers built on this library without a
+// cluster: the real factories and informers (typed and unstructured) over
+// client-go's fake dynamic client, seeded from objects or YAML fixtures,
+// started and synced for you, shut down with the test.
+//
+// Changes made through a Fake (Create, Update, Delete, WithoutWatch) return
+// once every handler registered on the Fake's informers has seen them, so
+// tests need no sleeps; WaitFor waits, without polling, until a lister
+// shows the state a controller should reach, and fails with a cmp.Diff;
+// Recorder records what a handler receives.
+//
+//	fake := generictest.New(t, scheme, generictest.Files("testdata/widgets.yaml"))
+//	widgets := generictest.NewInformer[*v1.Widget](fake)
+//	rec := generictest.NewRecorder[*v1.Widget]()
+//	widgets.AddEventHandler(rec)
+//	fake.Delete(widget)
+//	// rec.Events() now ends with {DELETED team-a/small}
+//
+// A Fake is for one test; tests with their own Fakes may run in parallel.
+package generictest

@@ -1,0 +1,269 @@
+package generictest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/meta/testrestmapper"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/fixtures"
+	"github.com/generic-informers/generic/typed"
+	genericunstructured "github.com/generic-informers/generic/unstructured"
+)
+
+// Fake is a fake cluster for one test: client-go's fake dynamic client,
+// seeded, with a RESTMapper for the scheme's kinds and the custom
+// resources of the fixtures, and the real factories over it.
+type Fake struct {
+	t        testing.TB
+	scheme   *runtime.Scheme
+	mapper   meta.RESTMapper
+	client   *dynamicfake.FakeDynamicClient
+	settings settings
+	// resourceVersion stamps every object created or updated: the fake
+	// client keeps none in the objects themselves.
+	resourceVersion atomic.Int64
+	seen            *seenLog
+	watches         *watchSwitch
+	errs            errorLog
+	// unsettled is set inside WithoutWatch, whose changes cannot be seen
+	// until it ends.
+	unsettled bool
+
+	mu           sync.Mutex
+	typed        *typed.Factory
+	unstructured *genericunstructured.Factory
+}
+
+// firstResourceVersion is the first resourceVersion the Fake stamps; it is
+// far above the fake client's own per-resource counters, so that a watch
+// resumed from one of the Fake's versions replays nothing.
+const firstResourceVersion = 1_000_000
+
+// New returns a Fake seeded as opts say, for the kinds scheme registers and
+// the custom resources of the fixtures. Its informers are shut down when
+// the test ends. Bad fixtures fail the test.
+func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
+	t.Helper()
+	f := &Fake{t: t, scheme: scheme, seen: newSeenLog(), watches: &watchSwitch{}}
+	f.resourceVersion.Store(firstResourceVersion)
+	f.errs.onRecord = f.seen.recordError
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&f.settings)
+		}
+	}
+	if f.settings.selector == nil {
+		f.settings.selector = labels.Everything()
+	}
+	objs, err := f.seedObjects()
+	if err != nil {
+		t.Fatalf("generictest: %v", err)
+	}
+	crds := customResources(objs)
+	// The fixtures' CRDs come first: they know the real plural and scope.
+	f.mapper = meta.FirstHitRESTMapper{MultiRESTMapper: meta.MultiRESTMapper{crds.mapper(), testrestmapper.TestOnlyStaticRESTMapper(scheme)}}
+	seed := make([]runtime.Object, len(objs))
+	for i, obj := range objs {
+		obj.SetResourceVersion(f.nextResourceVersion())
+		seed[i] = obj
+	}
+	f.client = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), f.listKinds(crds), seed...)
+	f.client.PrependReactor("create", "*", f.stampCreate)
+	f.client.PrependReactor("update", "*", f.stampUpdate)
+	f.client.PrependWatchReactor("*", f.watch)
+	t.Cleanup(f.shutdown)
+	return f
+}
+
+// Dynamic returns the fake dynamic client, for the code under test.
+func (f *Fake) Dynamic() *dynamicfake.FakeDynamicClient { return f.client }
+
+// RESTMapper returns the Fake's RESTMapper.
+func (f *Fake) RESTMapper() meta.RESTMapper { return f.mapper }
+
+// Errors returns what the Fake's informers reported so far (see
+// generic.ErrorHandler), such as a *generic.ConversionError for each object
+// a typed informer skipped.
+func (f *Fake) Errors() []error { return f.errs.all() }
+
+func (f *Fake) nextResourceVersion() string {
+	return strconv.FormatInt(f.resourceVersion.Add(1), 10)
+}
+
+// seedObjects reads the files and converts the objects to unstructured.
+func (f *Fake) seedObjects() ([]*unstructured.Unstructured, error) {
+	objs, err := fixtures.Load(f.settings.files...)
+	if err != nil {
+		return nil, err
+	}
+	for _, obj := range f.settings.objects {
+		u, err := f.toUnstructured(obj)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, u)
+	}
+	return objs, nil
+}
+
+// toUnstructured returns a copy of obj as unstructured, with its kind.
+func (f *Fake) toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.DeepCopy(), nil
+	}
+	gvks, _, err := f.scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, err
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	u.SetGroupVersionKind(gvks[0])
+	return u, nil
+}
+
+// mappingFor returns the resource of obj.
+func (f *Fake) mappingFor(obj *unstructured.Unstructured) (*meta.RESTMapping, error) {
+	gvk := obj.GroupVersionKind()
+	mapping, err := f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("resource of %v: %w", gvk, err)
+	}
+	return mapping, nil
+}
+
+// listKinds tells the fake client the list kind of every resource it may
+// be asked to list: the scheme's and the fixtures' custom resources.
+func (f *Fake) listKinds(crds *customResourceSet) map[schema.GroupVersionResource]string {
+	kinds := map[schema.GroupVersionResource]string{}
+	for gvk := range f.scheme.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal || !f.scheme.Recognizes(gvk.GroupVersion().WithKind(gvk.Kind+"List")) {
+			continue
+		}
+		if mapping, err := f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			kinds[mapping.Resource] = gvk.Kind + "List"
+		}
+	}
+	for gvr, kind := range crds.listKinds {
+		kinds[gvr] = kind
+	}
+	return kinds
+}
+
+// factoryOptions are the options of the Fake's factories.
+func (f *Fake) factoryOptions() []generic.Option {
+	selector := f.settings.selector.String()
+	opts := []generic.Option{
+		generic.WithNamespace(f.settings.namespace),
+		generic.WithErrorHandler(f.errs.record),
+	}
+	if selector != "" {
+		opts = append(opts, generic.WithTweakListOptions(tweakSelector(selector)))
+	}
+	return append(opts, f.settings.factory...)
+}
+
+// typedFactory returns the Fake's typed factory, made on first use.
+func (f *Fake) typedFactory() *typed.Factory {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.typed == nil {
+		factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: f.client, RESTMapper: f.mapper}, f.scheme, f.factoryOptions()...)
+		if err != nil {
+			f.t.Fatalf("generictest: %v", err)
+		}
+		f.typed = factory
+	}
+	return f.typed
+}
+
+// unstructuredFactory returns the Fake's unstructured factory.
+func (f *Fake) unstructuredFactory() *genericunstructured.Factory {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unstructured == nil {
+		f.unstructured = genericunstructured.NewFactory(f.client, f.factoryOptions()...)
+	}
+	return f.unstructured
+}
+
+func (f *Fake) shutdown() {
+	f.mu.Lock()
+	typedFactory, unstructuredFactory := f.typed, f.unstructured
+	f.mu.Unlock()
+	if typedFactory != nil {
+		typedFactory.Shutdown()
+	}
+	if unstructuredFactory != nil {
+		unstructuredFactory.Shutdown()
+	}
+	f.watches.stopAll()
+}
+
+// deadline is when waits give up: shortly before the test's deadline, or a
+// minute from now for tests without one.
+func (f *Fake) deadline() (context.Context, context.CancelFunc) {
+	if tt, ok := f.t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := tt.Deadline(); ok {
+			return context.WithDeadline(context.Background(), d.Add(-5*time.Second))
+		}
+	}
+	return context.WithTimeout(context.Background(), time.Minute)
+}
+
+// errorLog records what the informers report.
+type errorLog struct {
+	mu   sync.Mutex
+	errs []error
+	// onRecord is told of each error, for the seen log's conversion
+	// errors.
+	onRecord func(error)
+}
+
+func (l *errorLog) record(_ context.Context, err error) {
+	l.mu.Lock()
+	l.errs = append(l.errs, err)
+	onRecord := l.onRecord
+	l.mu.Unlock()
+	if onRecord != nil {
+		onRecord(err)
+	}
+}
+
+func (l *errorLog) all() []error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]error(nil), l.errs...)
+}
+
+// sync starts a factory and waits for its informers, failing the test with
+// the factory's reasons if they do not sync.
+func (f *Fake) sync(start func(context.Context), wait func(context.Context) error) {
+	f.t.Helper()
+	start(context.Background())
+	ctx, cancel := f.deadline()
+	defer cancel()
+	if err := wait(ctx); err != nil {
+		f.t.Fatalf("generictest: %v", err)
+	}
+}
+
+func tweakSelector(selector string) generic.TweakListOptionsFunc {
+	return func(options *metav1.ListOptions) { options.LabelSelector = selector }
+}

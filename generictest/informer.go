@@ -1,0 +1,134 @@
+package generictest
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/typed"
+)
+
+// Informer is a real generic.Informer[T] from one of the Fake's factories,
+// started and synced. The handlers added through its AddEventHandler are
+// the ones the Fake's changes wait for.
+type Informer[T generic.Object] struct {
+	inner    generic.Informer[T]
+	fake     *Fake
+	converts bool
+}
+
+var _ generic.Informer[*unstructured.Unstructured] = (*Informer[*unstructured.Unstructured])(nil)
+
+// Informer returns the underlying shared informer.
+func (i *Informer[T]) Informer() cache.SharedIndexInformer { return i.inner.Informer() }
+
+// Lister returns the informer's Lister.
+func (i *Informer[T]) Lister() generic.Lister[T] { return i.inner.Lister() }
+
+// AddIndexers adds typed index functions to the informer.
+func (i *Informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
+	return i.inner.AddIndexers(indexers)
+}
+
+// HasSynced reports whether the informer has synced; it has, once
+// NewInformer has returned it.
+func (i *Informer[T]) HasSynced() bool { return i.inner.HasSynced() }
+
+// Run is the informer's Run; the Fake's factory runs it already.
+func (i *Informer[T]) Run(ctx context.Context) { i.inner.Run(ctx) }
+
+// GroupVersionResource returns the informer's resource.
+func (i *Informer[T]) GroupVersionResource() schema.GroupVersionResource {
+	return i.inner.GroupVersionResource()
+}
+
+// Status returns the informer's Status.
+func (i *Informer[T]) Status() generic.Status { return i.inner.Status() }
+
+// NewInformer returns the informer of Go type T from the Fake's typed
+// factory (typed.InformerFor), fed by the fake client and converted at
+// ingest, started and synced; it fails the test if T has no resource or
+// the informer does not sync.
+func NewInformer[T generic.Object](f *Fake, opts ...typed.InformerOption) *Informer[T] {
+	f.t.Helper()
+	factory := f.typedFactory()
+	informer, err := typed.InformerFor[T](factory, opts...)
+	if err != nil {
+		f.t.Fatalf("generictest: %v", err)
+	}
+	i := wrap(f, informer, true)
+	f.sync(factory.Start, factory.WaitForCacheSyncError)
+	return i
+}
+
+// NewUnstructuredInformer returns the informer of gvr from the Fake's
+// unstructured factory, started and synced.
+func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource) *Informer[*unstructured.Unstructured] {
+	f.t.Helper()
+	factory := f.unstructuredFactory()
+	i := wrap(f, factory.ForResource(gvr), false)
+	f.sync(factory.Start, factory.WaitForCacheSyncError)
+	return i
+}
+
+// wrap makes the kit's Informer of informer, with a handler of the Fake's
+// own: it records every change of the cache, which wakes WaitFor.
+func wrap[T generic.Object](f *Fake, informer generic.Informer[T], converts bool) *Informer[T] {
+	i := &Informer[T]{inner: informer, fake: f, converts: converts}
+	if _, err := i.AddEventHandler(cache.TypedResourceEventHandlerFuncs[T]{}); err != nil {
+		f.t.Fatalf("generictest: %v", err)
+	}
+	return i
+}
+
+// AddEventHandler registers handler on the informer, as
+// generic.Informer.AddEventHandler does, and lets the Fake's changes wait
+// until handler has seen them. It returns once handler has received the
+// objects already cached (as adds with isInInitialList set).
+func (i *Informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	f := i.fake
+	f.t.Helper()
+	log := f.seen.newHandler(i.GroupVersionResource(), f.settings.namespace, f.settings.selector, i.converts)
+	registration, err := i.inner.AddEventHandler(&trackedHandler[T]{handler: handler, seen: f.seen, log: log}, options...)
+	if err != nil || !i.HasSynced() {
+		return registration, err
+	}
+	ctx, cancel := f.deadline()
+	defer cancel()
+	select {
+	case <-registration.HasSyncedChecker().Done():
+	case <-ctx.Done():
+		f.t.Fatalf("generictest: the new handler of %s did not receive the cached objects in time", i.GroupVersionResource())
+	}
+	return registration, nil
+}
+
+// trackedHandler calls a handler, then records what it has seen.
+type trackedHandler[T generic.Object] struct {
+	handler cache.TypedResourceEventHandler[T]
+	seen    *seenLog
+	log     *handlerLog
+}
+
+func (h *trackedHandler[T]) OnAdd(obj T, isInInitialList bool) {
+	h.handler.OnAdd(obj, isInInitialList)
+	h.seen.present(h.log, keyOf(obj), obj.GetResourceVersion())
+}
+
+func (h *trackedHandler[T]) OnUpdate(oldObj, newObj T) {
+	h.handler.OnUpdate(oldObj, newObj)
+	h.seen.present(h.log, keyOf(newObj), newObj.GetResourceVersion())
+}
+
+func (h *trackedHandler[T]) OnDelete(deleted cache.DeletedObject[T]) {
+	h.handler.OnDelete(deleted)
+	h.seen.absent(h.log, deleted.GetKey())
+}
+
+func keyOf(obj any) string {
+	key, _ := cache.MetaNamespaceKeyFunc(obj)
+	return key
+}

@@ -1,0 +1,196 @@
+package generictest
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/generic-informers/generic"
+)
+
+// seenLog records, for every handler registered through the Fake's
+// informers, the last state of each object it has seen, so that a change
+// can wait until all of them have seen it. It also counts the objects the
+// typed informers rejected, whose changes no handler will see.
+type seenLog struct {
+	mu       sync.Mutex
+	changed  chan struct{} // closed, and replaced, at every record
+	handlers []*handlerLog
+	rejected map[string]int // "gvr key" -> ConversionErrors reported
+}
+
+func newSeenLog() *seenLog {
+	return &seenLog{changed: make(chan struct{}), rejected: map[string]int{}}
+}
+
+// handlerLog is what one handler has seen.
+type handlerLog struct {
+	gvr schema.GroupVersionResource
+	// namespace and selector are its informer's: it sees only the objects
+	// they match.
+	namespace string
+	selector  labels.Selector
+	// converts is set for typed informers, which skip what they cannot
+	// convert.
+	converts bool
+	objects  map[string]string // key -> resourceVersion of objects it has
+	events   map[string]int    // key -> events seen
+}
+
+func (l *seenLog) newHandler(gvr schema.GroupVersionResource, namespace string, selector labels.Selector, converts bool) *handlerLog {
+	h := &handlerLog{gvr: gvr, namespace: namespace, selector: selector, converts: converts,
+		objects: map[string]string{}, events: map[string]int{}}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.handlers = append(l.handlers, h)
+	return h
+}
+
+// present records that h has key at resourceVersion; absent that it has it
+// no more.
+func (l *seenLog) present(h *handlerLog, key, resourceVersion string) {
+	l.update(func() {
+		h.objects[key] = resourceVersion
+		h.events[key]++
+	})
+}
+
+func (l *seenLog) absent(h *handlerLog, key string) {
+	l.update(func() {
+		delete(h.objects, key)
+		h.events[key]++
+	})
+}
+
+func (l *seenLog) recordError(err error) {
+	var conversion *generic.ConversionError
+	if errors.As(err, &conversion) {
+		l.update(func() { l.rejected[conversion.GVR.String()+" "+conversion.Key]++ })
+	}
+}
+
+func (l *seenLog) update(change func()) {
+	l.mu.Lock()
+	change()
+	close(l.changed)
+	l.changed = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// wait returns a channel closed at the next record.
+func (l *seenLog) wait() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.changed
+}
+
+// expectation is the state of one object after a change made through the
+// Fake: present at resourceVersion, or absent.
+type expectation struct {
+	gvr             schema.GroupVersionResource
+	obj             *unstructured.Unstructured // the object as changed (or deleted)
+	key             string
+	present         bool
+	resourceVersion string
+	// rejectedBefore counts the conversion errors of the object before the
+	// change: one more means typed informers skipped it.
+	rejectedBefore int
+	// relisted asks, for a present object, for an event after the
+	// expectation was made, even at the same resourceVersion: a relist
+	// tells handlers of every object. eventsBefore are the handlers'
+	// counts of events of the object then.
+	relisted     bool
+	eventsBefore map[*handlerLog]int
+}
+
+func (l *seenLog) expect(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, key string, present bool) expectation {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return expectation{gvr: gvr, obj: obj, key: key, present: present,
+		resourceVersion: obj.GetResourceVersion(), rejectedBefore: l.rejected[gvr.String()+" "+key]}
+}
+
+// expectRelisted is expect for an object a relist will show again.
+func (l *seenLog) expectRelisted(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, key string) expectation {
+	e := l.expect(gvr, obj, key, true)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.relisted = true
+	e.eventsBefore = map[*handlerLog]int{}
+	for _, h := range l.handlers {
+		e.eventsBefore[h] = h.events[key]
+	}
+	return e
+}
+
+// unmet returns, in words, the expectations some handler has not met yet.
+func (l *seenLog) unmet(expectations []expectation) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var unmet []string
+	for _, e := range expectations {
+		for i, h := range l.handlers {
+			if !l.met(h, e) {
+				unmet = append(unmet, fmt.Sprintf("handler %d of %s has not seen %s %s", i, h.gvr.Resource, e.key, e.describe()))
+			}
+		}
+	}
+	sort.Strings(unmet)
+	return unmet
+}
+
+// met reports whether h has seen e, or will never see it.
+func (l *seenLog) met(h *handlerLog, e expectation) bool {
+	if h.gvr != e.gvr {
+		return true
+	}
+	rv, has := h.objects[e.key]
+	if !e.present || !h.sees(e.obj) {
+		// Deleted, or changed out of the handler's view: it must have
+		// let it go.
+		return !has
+	}
+	if has && rv == e.resourceVersion && (!e.relisted || h.events[e.key] > e.eventsBefore[h]) {
+		return true
+	}
+	// A typed informer that could not convert the object skips it, and
+	// drops what it had of it.
+	return h.converts && l.rejected[e.gvr.String()+" "+e.key] > e.rejectedBefore && !has
+}
+
+func (h *handlerLog) sees(obj *unstructured.Unstructured) bool {
+	if h.namespace != "" && obj.GetNamespace() != h.namespace {
+		return false
+	}
+	return h.selector.Matches(labels.Set(obj.GetLabels()))
+}
+
+func (e expectation) describe() string {
+	if !e.present {
+		return "deleted"
+	}
+	return "at resourceVersion " + e.resourceVersion
+}
+
+func join(lines []string) string { return strings.Join(lines, "\n") }
+
+// resources returns the resources the handlers watch.
+func (l *seenLog) resources() []schema.GroupVersionResource {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := map[schema.GroupVersionResource]bool{}
+	var gvrs []schema.GroupVersionResource
+	for _, h := range l.handlers {
+		if !seen[h.gvr] {
+			seen[h.gvr] = true
+			gvrs = append(gvrs, h.gvr)
+		}
+	}
+	return gvrs
+}

@@ -1,0 +1,208 @@
+package generictest
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// watchSwitch holds the proxies of the informers' watches and can cut them.
+type watchSwitch struct {
+	mu      sync.Mutex
+	proxies map[*proxyWatch]struct{}
+	paused  bool
+}
+
+func (s *watchSwitch) add(inner watch.Interface, selector labels.Selector, present map[string]bool) *proxyWatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proxies == nil {
+		s.proxies = map[*proxyWatch]struct{}{}
+	}
+	p := &proxyWatch{
+		inner: inner, selector: selector, sw: s, paused: s.paused,
+		out: make(chan watch.Event), stopped: make(chan struct{}), expire: make(chan struct{}),
+		done: make(chan struct{}), present: present,
+	}
+	s.proxies[p] = struct{}{}
+	go p.loop()
+	return p
+}
+
+// pause makes every watch drop its events until expire.
+func (s *watchSwitch) pause() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.paused = true
+	for p := range s.proxies {
+		p.pause()
+	}
+}
+
+// expire drops what the watches got while paused, ends each with 410 Gone
+// (the reflectors relist) and lets new watches through.
+func (s *watchSwitch) expire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.paused = false
+	for p := range s.proxies {
+		close(p.expire)
+		delete(s.proxies, p)
+	}
+}
+
+// stopAll stops every watch and waits for their goroutines.
+func (s *watchSwitch) stopAll() {
+	s.mu.Lock()
+	proxies := s.proxies
+	s.proxies = nil
+	s.mu.Unlock()
+	for p := range proxies {
+		p.Stop()
+		<-p.done
+	}
+}
+
+func (s *watchSwitch) remove(p *proxyWatch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.proxies, p)
+}
+
+// proxyWatch forwards a fake client watch, with no bound on what it holds,
+// filtering by label selector as the API server does (an object that stops
+// matching is a DELETED event, one that starts matching an ADDED).
+type proxyWatch struct {
+	inner    watch.Interface
+	selector labels.Selector
+	sw       *watchSwitch
+	out      chan watch.Event
+	stopped  chan struct{}
+	expire   chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
+
+	mu     sync.Mutex
+	paused bool
+	// present holds the keys of the objects the informer has as matching:
+	// those of its list, then of the events the watch passed on.
+	present map[string]bool
+}
+
+func (p *proxyWatch) ResultChan() <-chan watch.Event { return p.out }
+
+func (p *proxyWatch) Stop() {
+	p.stopOnce.Do(func() {
+		close(p.stopped)
+		p.inner.Stop()
+	})
+}
+
+func (p *proxyWatch) pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = true
+}
+
+func (p *proxyWatch) isPaused() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused
+}
+
+func (p *proxyWatch) loop() {
+	defer close(p.done)
+	defer close(p.out)
+	defer p.sw.remove(p)
+	var queue []watch.Event
+	in := p.inner.ResultChan()
+	expire := p.expire
+	for {
+		var send chan watch.Event
+		var next watch.Event
+		if len(queue) > 0 {
+			send, next = p.out, queue[0]
+		}
+		select {
+		case e, ok := <-in:
+			if !ok {
+				in = nil
+				if len(queue) == 0 {
+					return
+				}
+				continue
+			}
+			if !p.isPaused() {
+				queue = append(queue, p.filter(e)...)
+			}
+		case send <- next:
+			queue = queue[1:]
+			if in == nil && len(queue) == 0 {
+				return
+			}
+		case <-expire:
+			expire = nil
+			p.drop(in)
+			queue = append(queue, watch.Event{Type: watch.Error, Object: &metav1.Status{
+				Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired,
+				Message: "generictest: the watch was cut",
+			}})
+			in = nil
+			p.inner.Stop()
+		case <-p.stopped:
+			return
+		}
+	}
+}
+
+// drop discards what the inner watch holds: the events of a cut.
+func (p *proxyWatch) drop(in <-chan watch.Event) {
+	for {
+		select {
+		case _, ok := <-in:
+			if !ok {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// filter applies the label selector to an event, as the API server does:
+// an object modified out of the selector is DELETED, one modified into it
+// ADDED, and events of objects that never matched are dropped.
+func (p *proxyWatch) filter(e watch.Event) []watch.Event {
+	if e.Type != watch.Added && e.Type != watch.Modified && e.Type != watch.Deleted {
+		return []watch.Event{e}
+	}
+	accessor, err := meta.Accessor(e.Object)
+	if err != nil {
+		return []watch.Event{e}
+	}
+	key, _ := cache.MetaNamespaceKeyFunc(e.Object)
+	matches := p.selector.Matches(labels.Set(accessor.GetLabels()))
+	was := p.present[key]
+	switch {
+	case e.Type == watch.Deleted:
+		delete(p.present, key)
+		if !was {
+			return nil
+		}
+	case matches:
+		p.present[key] = true
+		if !was {
+			e.Type = watch.Added
+		}
+	case was:
+		delete(p.present, key)
+		e.Type = watch.Deleted
+	default:
+		return nil
+	}
+	return []watch.Event{e}
+}
