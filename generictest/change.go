@@ -53,6 +53,7 @@ func (f *Fake) Delete(obj runtime.Object) {
 // Make the changes through the Fake (Create, Update, Delete).
 func (f *Fake) WithoutWatch(change func()) {
 	f.t.Helper()
+	f.waitWatching()
 	before := f.snapshot()
 	f.watches.pause()
 	f.unsettled = true
@@ -62,6 +63,7 @@ func (f *Fake) WithoutWatch(change func()) {
 	expectations := f.relisted(before, after)
 	f.watches.expire()
 	f.settle(expectations)
+	f.waitWatching()
 }
 
 func (f *Fake) write(obj runtime.Object, do func(dynamic.ResourceInterface, *unstructured.Unstructured) (*unstructured.Unstructured, error)) *unstructured.Unstructured {

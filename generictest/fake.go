@@ -42,6 +42,9 @@ type Fake struct {
 	// unsettled is set inside WithoutWatch, whose changes cannot be seen
 	// until it ends.
 	unsettled bool
+	// listed remembers, of each list served, the objects that matched.
+	listedMu sync.Mutex
+	listed   map[listedKey]map[string]bool
 
 	mu           sync.Mutex
 	typed        *typed.Factory
@@ -58,7 +61,7 @@ const firstResourceVersion = 1_000_000
 // the test ends. Bad fixtures fail the test.
 func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	t.Helper()
-	f := &Fake{t: t, scheme: scheme, seen: newSeenLog(), watches: &watchSwitch{}}
+	f := &Fake{t: t, scheme: scheme, seen: newSeenLog(), watches: &watchSwitch{}, listed: map[listedKey]map[string]bool{}}
 	f.resourceVersion.Store(firstResourceVersion)
 	f.errs.onRecord = f.seen.recordError
 	for _, opt := range opts {
@@ -84,6 +87,7 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	f.client = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), f.listKinds(crds), seed...)
 	f.client.PrependReactor("create", "*", f.stampCreate)
 	f.client.PrependReactor("update", "*", f.stampUpdate)
+	f.client.PrependReactor("list", "*", f.list)
 	f.client.PrependWatchReactor("*", f.watch)
 	t.Cleanup(f.shutdown)
 	return f
@@ -253,7 +257,7 @@ func (l *errorLog) all() []error {
 }
 
 // sync starts a factory and waits for its informers, failing the test with
-// the factory's reasons if they do not sync.
+// the factory's reasons if they do not sync, then waits until they watch.
 func (f *Fake) sync(start func(context.Context), wait func(context.Context) error) {
 	f.t.Helper()
 	start(context.Background())
@@ -262,8 +266,49 @@ func (f *Fake) sync(start func(context.Context), wait func(context.Context) erro
 	if err := wait(ctx); err != nil {
 		f.t.Fatalf("generictest: %v", err)
 	}
+	f.waitWatching()
+}
+
+// waitWatching waits until every informer of the Fake watches. The fake
+// client cannot replay a delete to a watch that starts after it, as an API
+// server would from the list's resourceVersion: a change made between an
+// informer's list and its watch could be lost.
+func (f *Fake) waitWatching() {
+	f.t.Helper()
+	ctx, cancel := f.deadline()
+	defer cancel()
+	keys := f.seen.watchKeys()
+	for {
+		ok, changed := f.watches.watching(keys)
+		if ok {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			f.t.Fatalf("generictest: the informers did not start watching in time")
+		}
+	}
 }
 
 func tweakSelector(selector string) generic.TweakListOptionsFunc {
 	return func(options *metav1.ListOptions) { options.LabelSelector = selector }
+}
+
+// watchKeyOf names the watch of an informer of gvr: in the Fake's
+// namespace, except for a typed informer of a cluster-scoped resource,
+// which watches all (typed factories ignore namespaces for them).
+func (f *Fake) watchKeyOf(gvr schema.GroupVersionResource, typed bool) watchKey {
+	key := watchKey{gvr: gvr, namespace: f.settings.namespace}
+	if !typed || key.namespace == "" {
+		return key
+	}
+	gvk, err := f.mapper.KindFor(gvr)
+	if err != nil {
+		return key
+	}
+	if mapping, err := f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil && mapping.Scope.Name() == meta.RESTScopeNameRoot {
+		key.namespace = ""
+	}
+	return key
 }

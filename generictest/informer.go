@@ -91,7 +91,7 @@ func wrap[T generic.Object](f *Fake, informer generic.Informer[T], converts bool
 func (i *Informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
 	f := i.fake
 	f.t.Helper()
-	log := f.seen.newHandler(i.GroupVersionResource(), f.settings.namespace, f.settings.selector, i.converts)
+	log := f.seen.newHandler(i.GroupVersionResource(), f.settings.namespace, f.settings.selector, i.converts, f.watchKeyOf(i.GroupVersionResource(), i.converts))
 	registration, err := i.inner.AddEventHandler(&trackedHandler[T]{handler: handler, seen: f.seen, log: log}, options...)
 	if err != nil || !i.HasSynced() {
 		return registration, err

@@ -76,19 +76,80 @@ func (f *Fake) watch(action clienttesting.Action) (bool, watch.Interface, error)
 		}
 		selector = parsed
 	}
-	present, err := f.matching(action.GetResource(), action.GetNamespace(), selector)
-	if err != nil {
-		return true, nil, err
+	present, ok := f.listedBefore(action.GetResource(), action.GetNamespace(), opts)
+	if !ok {
+		var err error
+		if present, err = f.matching(action.GetResource(), action.GetNamespace(), selector); err != nil {
+			return true, nil, err
+		}
 	}
 	inner, err := f.client.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
 	if err != nil {
 		return true, nil, err
 	}
-	return true, f.watches.add(inner, selector, present), nil
+	key := watchKey{gvr: action.GetResource(), namespace: action.GetNamespace()}
+	return true, f.watches.add(key, inner, selector, present), nil
+}
+
+// list serves a list as the fake client does, and remembers which objects
+// it showed as matching the list's selector: a watch from the list's
+// resourceVersion starts from them (the informer has them), even if they
+// changed in between.
+func (f *Fake) list(action clienttesting.Action) (bool, runtime.Object, error) {
+	list, ok := action.(clienttesting.ListActionImpl)
+	if !ok {
+		return false, nil, nil
+	}
+	selector, err := labels.Parse(list.ListOptions.LabelSelector)
+	if err != nil {
+		return true, nil, err
+	}
+	gvk, err := f.mapper.KindFor(action.GetResource())
+	if err != nil {
+		return true, nil, err
+	}
+	obj, err := f.client.Tracker().List(action.GetResource(), gvk, action.GetNamespace())
+	if err != nil {
+		return true, nil, err
+	}
+	present, err := matchingIn(obj, selector)
+	if err != nil {
+		return true, nil, err
+	}
+	listMeta, err := meta.ListAccessor(obj)
+	if err != nil {
+		return true, nil, err
+	}
+	f.listedMu.Lock()
+	f.listed[listedKey{action.GetResource(), action.GetNamespace(), list.ListOptions.LabelSelector, listMeta.GetResourceVersion()}] = present
+	f.listedMu.Unlock()
+	return true, obj, nil
+}
+
+// listedKey names a list the Fake served.
+type listedKey struct {
+	gvr                                  schema.GroupVersionResource
+	namespace, selector, resourceVersion string
+}
+
+// listedBefore returns what the list a watch resumes from showed.
+func (f *Fake) listedBefore(gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (map[string]bool, bool) {
+	f.listedMu.Lock()
+	defer f.listedMu.Unlock()
+	present, ok := f.listed[listedKey{gvr, namespace, opts.LabelSelector, opts.ResourceVersion}]
+	if !ok {
+		return nil, false
+	}
+	copied := make(map[string]bool, len(present))
+	for k, v := range present {
+		copied[k] = v
+	}
+	return copied, true
 }
 
 // matching returns the keys of the objects of gvr in namespace that
-// selector matches: what the informer listed before it watched.
+// selector matches now: the best guess of what the informer has, for a
+// watch that does not resume from a list.
 func (f *Fake) matching(gvr schema.GroupVersionResource, namespace string, selector labels.Selector) (map[string]bool, error) {
 	gvk, err := f.mapper.KindFor(gvr)
 	if err != nil {
@@ -98,6 +159,11 @@ func (f *Fake) matching(gvr schema.GroupVersionResource, namespace string, selec
 	if err != nil {
 		return nil, err
 	}
+	return matchingIn(list, selector)
+}
+
+// matchingIn returns the keys of the items of list that selector matches.
+func matchingIn(list runtime.Object, selector labels.Selector) (map[string]bool, error) {
 	objs, err := meta.ExtractList(list)
 	if err != nil {
 		return nil, err

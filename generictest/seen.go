@@ -39,12 +39,14 @@ type handlerLog struct {
 	// converts is set for typed informers, which skip what they cannot
 	// convert.
 	converts bool
-	objects  map[string]string // key -> resourceVersion of objects it has
-	events   map[string]int    // key -> events seen
+	// watch names its informer's watch.
+	watch   watchKey
+	objects map[string]string // key -> resourceVersion of objects it has
+	events  map[string]int    // key -> events seen
 }
 
-func (l *seenLog) newHandler(gvr schema.GroupVersionResource, namespace string, selector labels.Selector, converts bool) *handlerLog {
-	h := &handlerLog{gvr: gvr, namespace: namespace, selector: selector, converts: converts,
+func (l *seenLog) newHandler(gvr schema.GroupVersionResource, namespace string, selector labels.Selector, converts bool, watch watchKey) *handlerLog {
+	h := &handlerLog{gvr: gvr, namespace: namespace, selector: selector, converts: converts, watch: watch,
 		objects: map[string]string{}, events: map[string]int{}}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -193,4 +195,19 @@ func (l *seenLog) resources() []schema.GroupVersionResource {
 		}
 	}
 	return gvrs
+}
+
+// watchKeys names the watches of the handlers' informers.
+func (l *seenLog) watchKeys() []watchKey {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := map[watchKey]bool{}
+	var keys []watchKey
+	for _, h := range l.handlers {
+		if !seen[h.watch] {
+			seen[h.watch] = true
+			keys = append(keys, h.watch)
+		}
+	}
+	return keys
 }

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
@@ -15,22 +16,54 @@ type watchSwitch struct {
 	mu      sync.Mutex
 	proxies map[*proxyWatch]struct{}
 	paused  bool
+	// changed is closed, and replaced, when a watch starts.
+	changed chan struct{}
 }
 
-func (s *watchSwitch) add(inner watch.Interface, selector labels.Selector, present map[string]bool) *proxyWatch {
+// watchKey names what a watch is of.
+type watchKey struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+}
+
+func (s *watchSwitch) add(key watchKey, inner watch.Interface, selector labels.Selector, present map[string]bool) *proxyWatch {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proxies == nil {
 		s.proxies = map[*proxyWatch]struct{}{}
 	}
 	p := &proxyWatch{
-		inner: inner, selector: selector, sw: s, paused: s.paused,
+		key: key, inner: inner, selector: selector, sw: s, paused: s.paused,
 		out: make(chan watch.Event), stopped: make(chan struct{}), expire: make(chan struct{}),
 		done: make(chan struct{}), present: present,
 	}
 	s.proxies[p] = struct{}{}
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	go p.loop()
 	return p
+}
+
+// watching reports whether every key has a watch that runs, and if not
+// returns a channel closed when a watch starts.
+func (s *watchSwitch) watching(keys []watchKey) (bool, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	running := map[watchKey]bool{}
+	for p := range s.proxies {
+		running[p.key] = true
+	}
+	for _, k := range keys {
+		if !running[k] {
+			if s.changed == nil {
+				s.changed = make(chan struct{})
+			}
+			return false, s.changed
+		}
+	}
+	return true, nil
 }
 
 // pause makes every watch drop its events until expire.
@@ -77,6 +110,7 @@ func (s *watchSwitch) remove(p *proxyWatch) {
 // filtering by label selector as the API server does (an object that stops
 // matching is a DELETED event, one that starts matching an ADDED).
 type proxyWatch struct {
+	key      watchKey
 	inner    watch.Interface
 	selector labels.Selector
 	sw       *watchSwitch
