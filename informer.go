@@ -88,8 +88,8 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		ObjectDescription: gvr.String(),
 	})
 	// The informer has not started, so these cannot fail.
-	if o.transform != nil {
-		_ = i.shared.SetTransform(o.transform)
+	if transform := o.storeTransform(); transform != nil {
+		_ = i.shared.SetTransform(transform)
 	}
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
 	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -258,5 +259,44 @@ func TestRunEndsWithContext(t *testing.T) {
 	stop() // waits for Run to return
 	if !informer.Informer().IsStopped() {
 		t.Error("informer not stopped")
+	}
+}
+
+// TestStripManagedFields checks that WithStripManagedFields drops
+// managedFields and nothing else, before the user's transform.
+func TestStripManagedFields(t *testing.T) {
+	first, _ := podLists(t, true)
+	original := first.(*corev1.PodList).DeepCopy()
+	for i := range first.(*corev1.PodList).Items {
+		first.(*corev1.PodList).Items[i].ManagedFields = []metav1.ManagedFieldsEntry{{
+			Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)},
+		}}
+	}
+	var transformed []string
+	informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+		generic.WithStripManagedFields(),
+		generic.WithTransform(func(obj any) (any, error) {
+			if len(obj.(*corev1.Pod).ManagedFields) == 0 {
+				transformed = append(transformed, obj.(*corev1.Pod).Name)
+			}
+			return obj, nil
+		}))
+	stop := runInformer(t, informer.Run)
+	defer stop()
+	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
+		t.Fatal("not synced")
+	}
+	for _, want := range original.Items {
+		got, err := informer.Lister().Namespace(want.Namespace).Get(want.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&want, got); diff != "" {
+			t.Errorf("%s/%s (-want: the object without managedFields, +got):\n%s", want.Namespace, want.Name, diff)
+		}
+	}
+	if diff := cmp.Diff(len(original.Items), len(transformed)); diff != "" {
+		t.Errorf("objects the user's transform saw stripped (-want +got):\n%s", diff)
 	}
 }

@@ -38,6 +38,7 @@ type options struct {
 	errorHandler     ErrorHandler
 	stateHandler     StateHandler
 	stopWhenGone     bool
+	stripManaged     bool
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as
@@ -90,6 +91,17 @@ func WithErrorHandler(handler ErrorHandler) Option {
 	return func(o *options) { o.errorHandler = handler }
 }
 
+// WithStripManagedFields makes informers drop metadata.managedFields from
+// every object before they store it (in the informer's transform, before any
+// transform set with WithTransform). Server-side apply's field ownership is
+// rarely read by controllers and often a large part of an object: caches of
+// many objects shrink by that much (see docs/benchmarks.md). Objects read
+// from such a cache have no managedFields, so do not use it where they are
+// needed, such as to build an apply configuration from a cached object.
+func WithStripManagedFields() Option {
+	return func(o *options) { o.stripManaged = true }
+}
+
 // WithStateHandler sets a function told of every change of an informer's
 // State (see Informer.Status), for example to log or export it.
 func WithStateHandler(handler StateHandler) Option {
@@ -139,4 +151,22 @@ func logError(ctx context.Context, err error) {
 		return
 	}
 	logger.Error(err, "Informer error")
+}
+
+// transform is the informers' TransformFunc: managedFields stripped if
+// asked, then the user's transform; nil if there is nothing to do.
+func (o options) storeTransform() cache.TransformFunc {
+	if !o.stripManaged {
+		return o.transform
+	}
+	user := o.transform
+	return func(obj any) (any, error) {
+		if m, ok := obj.(metav1.Object); ok {
+			m.SetManagedFields(nil)
+		}
+		if user == nil {
+			return obj, nil
+		}
+		return user(obj)
+	}
 }

@@ -35,11 +35,12 @@ func (f *Fake) Update(obj runtime.Object) *unstructured.Unstructured {
 func (f *Fake) Delete(obj runtime.Object) {
 	f.t.Helper()
 	u, gvr, resource := f.resolve(obj)
+	rejected := f.seen.rejectedCount(gvr, keyOf(u))
 	if err := resource.Delete(context.Background(), u.GetName(), metav1.DeleteOptions{}); err != nil {
 		f.t.Fatalf("generictest: delete %s: %v", keyOf(u), err)
 	}
 	if !f.unsettled {
-		f.settle([]expectation{f.seen.expect(gvr, u, keyOf(u), false)})
+		f.settle([]expectation{f.seen.expect(gvr, u, keyOf(u), false, rejected)})
 	}
 }
 
@@ -69,12 +70,13 @@ func (f *Fake) WithoutWatch(change func()) {
 func (f *Fake) write(obj runtime.Object, do func(dynamic.ResourceInterface, *unstructured.Unstructured) (*unstructured.Unstructured, error)) *unstructured.Unstructured {
 	f.t.Helper()
 	u, gvr, resource := f.resolve(obj)
+	rejected := f.seen.rejectedCount(gvr, keyOf(u))
 	stored, err := do(resource, u)
 	if err != nil {
 		f.t.Fatalf("generictest: %s: %v", keyOf(u), err)
 	}
 	if !f.unsettled {
-		f.settle([]expectation{f.seen.expect(gvr, stored, keyOf(stored), true)})
+		f.settle([]expectation{f.seen.expect(gvr, stored, keyOf(stored), true, rejected)})
 	}
 	return stored
 }
@@ -152,7 +154,7 @@ func (f *Fake) relisted(before, after snapshot) []expectation {
 		}
 		for key, old := range before[gvr] {
 			if _, ok := objs[key]; !ok {
-				expectations = append(expectations, f.seen.expect(gvr, old, key, false))
+				expectations = append(expectations, f.seen.expect(gvr, old, key, false, 0))
 			}
 		}
 	}

@@ -111,16 +111,25 @@ type expectation struct {
 	eventsBefore map[*handlerLog]int
 }
 
-func (l *seenLog) expect(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, key string, present bool) expectation {
+// expect makes the expectation of a change of obj; rejectedBefore is
+// rejectedCount taken before the change was made (after, a rejection of
+// it may already be counted).
+func (l *seenLog) expect(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, key string, present bool, rejectedBefore int) expectation {
+	return expectation{gvr: gvr, obj: obj, key: key, present: present,
+		resourceVersion: obj.GetResourceVersion(), rejectedBefore: rejectedBefore}
+}
+
+// rejectedCount counts the conversion errors reported for key.
+func (l *seenLog) rejectedCount(gvr schema.GroupVersionResource, key string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return expectation{gvr: gvr, obj: obj, key: key, present: present,
-		resourceVersion: obj.GetResourceVersion(), rejectedBefore: l.rejected[gvr.String()+" "+key]}
+	return l.rejected[gvr.String()+" "+key]
 }
 
 // expectRelisted is expect for an object a relist will show again.
+// expectRelisted is taken before the relist starts.
 func (l *seenLog) expectRelisted(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, key string) expectation {
-	e := l.expect(gvr, obj, key, true)
+	e := l.expect(gvr, obj, key, true, l.rejectedCount(gvr, key))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e.relisted = true
