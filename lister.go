@@ -2,6 +2,8 @@ package generic
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,7 +63,17 @@ func NewLister[T runtime.Object](indexer cache.Indexer, resource schema.GroupRes
 type lister[T runtime.Object] struct {
 	indexer  cache.Indexer
 	resource schema.GroupResource
+	// namespaces caches the NamespaceLister of each namespace asked for,
+	// so that Namespace(ns).Get(name), the commonest read, allocates
+	// nothing but its key; see maxCachedNamespaces.
+	namespaces sync.Map // string -> *namespaceLister[T]
+	cached     atomic.Int32
 }
+
+// maxCachedNamespaces bounds the namespaces whose NamespaceLister is kept:
+// past it (namespaces that came and went), Namespace allocates a new one
+// each call, as client-go's listers do.
+const maxCachedNamespaces = 10000
 
 func (l *lister[T]) List(selector labels.Selector) ([]T, error) {
 	return listByNamespace[T](l.indexer, l.resource, metav1.NamespaceAll, selector)
@@ -72,7 +84,17 @@ func (l *lister[T]) Get(name string) (T, error) {
 }
 
 func (l *lister[T]) Namespace(namespace string) NamespaceLister[T] {
-	return &namespaceLister[T]{indexer: l.indexer, resource: l.resource, namespace: namespace}
+	if cached, ok := l.namespaces.Load(namespace); ok {
+		return cached.(*namespaceLister[T])
+	}
+	nl := &namespaceLister[T]{indexer: l.indexer, resource: l.resource, namespace: namespace}
+	if l.cached.Load() < maxCachedNamespaces {
+		if cached, loaded := l.namespaces.LoadOrStore(namespace, nl); loaded {
+			return cached.(*namespaceLister[T])
+		}
+		l.cached.Add(1)
+	}
+	return nl
 }
 
 func (l *lister[T]) ByIndex(indexName, indexedValue string) ([]T, error) {

@@ -2,6 +2,9 @@ package generic_test
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -177,5 +180,36 @@ func TestListerWrongTypeInIndexer(t *testing.T) {
 				t.Errorf("keys (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestNamespaceListersConcurrently reads many namespaces from several
+// goroutines at once, past the number of NamespaceListers the Lister keeps:
+// every read is right, and -race sees no race.
+func TestNamespaceListersConcurrently(t *testing.T) {
+	objs := loadTyped(t, "testdata/pods.yaml")
+	pods := generic.NewLister[*corev1.Pod](indexerWith(t, only[*corev1.Pod](objs), nil), podsGVR.GroupResource())
+	const namespaces = 12000 // more than the Lister keeps
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range namespaces {
+				ns := "ns-" + strconv.Itoa((i+w*3000)%namespaces)
+				if _, err := pods.Namespace(ns).Get("web-0"); !apierrors.IsNotFound(err) {
+					errs <- fmt.Errorf("%s: %v, want NotFound", ns, err)
+					return
+				}
+				if got, err := pods.Namespace("team-a").List(labels.Everything()); err != nil || len(got) != 3 {
+					errs <- fmt.Errorf("team-a: %d Pods (error %v), want 3", len(got), err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

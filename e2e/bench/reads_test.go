@@ -1,0 +1,256 @@
+package bench
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic/dynamiclister"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	listersv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/generic-informers/generic"
+)
+
+// reader is one contender of the read benchmarks: the three reads, each
+// returning how many objects it read.
+type reader struct {
+	name          string
+	get           func(namespace, name string) int
+	namespaceList func(namespace string, selector labels.Selector) int
+	byIndex       func(node string) int // nil: no such read
+}
+
+// readSetup is the cache every contender reads: the benchmark Pods, typed
+// and unstructured, in informers' indexers (namespace and node indexes), and
+// in controller-runtime caches.
+type readSetup struct {
+	readers []reader
+	stop    func()
+}
+
+func nodeIndex(obj any) ([]string, error) {
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	return []string{accessor.GetLabels()["node"]}, nil
+}
+
+// syncedIndexer runs an informer over list and returns its indexer.
+func syncedIndexer(b *testing.B, ctx context.Context, list runtime.Object, example runtime.Object) toolscache.Indexer {
+	informer := toolscache.NewSharedIndexInformer(&memoryListerWatcher{list: list}, example, 0,
+		toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc, "node": nodeIndex})
+	go informer.RunWithContext(ctx)
+	if !toolscache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		b.Fatal("informer did not sync")
+	}
+	return informer.GetIndexer()
+}
+
+func newReadSetup(b *testing.B) *readSetup {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	typed := syncedIndexer(b, ctx, podList(objects), &corev1.Pod{})
+	untyped := syncedIndexer(b, ctx, unstructuredPodList(objects), &unstructured.Unstructured{})
+	s := &readSetup{stop: cancel}
+	s.readers = append(s.readers,
+		genericTypedReader(typed), genericUnstructuredReader(untyped),
+		clientGoReader(typed), dynamicListerReader(untyped),
+		controllerRuntimeReader(b, ctx, "controller-runtime", false),
+		controllerRuntimeReader(b, ctx, "controller-runtime-nodeepcopy", true),
+	)
+	return s
+}
+
+// The readers are made behind functions the compiler does not inline, as a
+// controller gets its listers from informers: calls through their
+// interfaces are not devirtualized.
+
+//go:noinline
+func genericTypedReader(indexer toolscache.Indexer) reader {
+	l := generic.NewLister[*corev1.Pod](indexer, podsGVR.GroupResource())
+	return reader{
+		name:          "generic-typed",
+		get:           func(ns, name string) int { return one(l.Namespace(ns).Get(name)) },
+		namespaceList: func(ns string, s labels.Selector) int { return count(l.Namespace(ns).List(s)) },
+		byIndex:       func(node string) int { return count(l.ByIndex("node", node)) },
+	}
+}
+
+//go:noinline
+func genericUnstructuredReader(indexer toolscache.Indexer) reader {
+	l := generic.NewLister[*unstructured.Unstructured](indexer, podsGVR.GroupResource())
+	return reader{
+		name:          "generic-unstructured",
+		get:           func(ns, name string) int { return one(l.Namespace(ns).Get(name)) },
+		namespaceList: func(ns string, s labels.Selector) int { return count(l.Namespace(ns).List(s)) },
+		byIndex:       func(node string) int { return count(l.ByIndex("node", node)) },
+	}
+}
+
+//go:noinline
+func clientGoReader(indexer toolscache.Indexer) reader {
+	l := listersv1.NewPodLister(indexer)
+	return reader{
+		name:          "client-go",
+		get:           func(ns, name string) int { return one(l.Pods(ns).Get(name)) },
+		namespaceList: func(ns string, s labels.Selector) int { return count(l.Pods(ns).List(s)) },
+		// The generated listers have no ByIndex: users call the indexer
+		// and assert the type of each object.
+		byIndex: func(node string) int {
+			objs, err := indexer.ByIndex("node", node)
+			if err != nil {
+				panic(err)
+			}
+			pods := make([]*corev1.Pod, 0, len(objs))
+			for _, obj := range objs {
+				pods = append(pods, obj.(*corev1.Pod))
+			}
+			return len(pods)
+		},
+	}
+}
+
+//go:noinline
+func dynamicListerReader(indexer toolscache.Indexer) reader {
+	l := dynamiclister.New(indexer, podsGVR)
+	return reader{
+		name:          "client-go-dynamiclister",
+		get:           func(ns, name string) int { return one(l.Namespace(ns).Get(name)) },
+		namespaceList: func(ns string, s labels.Selector) int { return count(l.Namespace(ns).List(s)) },
+		byIndex: func(node string) int {
+			objs, err := indexer.ByIndex("node", node)
+			if err != nil {
+				panic(err)
+			}
+			pods := make([]*unstructured.Unstructured, 0, len(objs))
+			for _, obj := range objs {
+				pods = append(pods, obj.(*unstructured.Unstructured))
+			}
+			return len(pods)
+		},
+	}
+}
+
+// controllerRuntimeReader reads through a controller-runtime cache whose
+// informer is fed the same Pods from memory (its NewInformer option).
+//
+//go:noinline
+func controllerRuntimeReader(b *testing.B, ctx context.Context, name string, noDeepCopy bool) reader {
+	scheme := clientgoscheme.Scheme
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("Pod"), meta.RESTScopeNamespace)
+	c, err := crcache.New(&rest.Config{Host: "http://127.0.0.1:1"}, crcache.Options{
+		Scheme: scheme, Mapper: mapper,
+		DefaultUnsafeDisableDeepCopy: ptr.To(noDeepCopy),
+		NewInformer: func(_ toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+			return toolscache.NewSharedIndexInformer(&memoryListerWatcher{list: podList(objects)}, obj, resync, indexers)
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.IndexField(ctx, &corev1.Pod{}, "node", func(o client.Object) []string { return []string{o.GetLabels()["node"]} }); err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	if _, err := c.GetInformer(ctx, &corev1.Pod{}); err != nil {
+		b.Fatal(err)
+	}
+	if !c.WaitForCacheSync(ctx) {
+		b.Fatal("controller-runtime cache did not sync")
+	}
+	var r client.Reader = c
+	return reader{
+		name: name,
+		get: func(ns, name string) int {
+			var pod corev1.Pod
+			return one(&pod, r.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &pod))
+		},
+		namespaceList: func(ns string, s labels.Selector) int {
+			var pods corev1.PodList
+			return count(pods.Items, r.List(context.Background(), &pods, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: s}))
+		},
+		byIndex: func(node string) int {
+			var pods corev1.PodList
+			return count(pods.Items, r.List(context.Background(), &pods, client.MatchingFields{"node": node}))
+		},
+	}
+}
+
+func one[T any](_ T, err error) int {
+	if err != nil {
+		panic(err)
+	}
+	return 1
+}
+
+func count[T any](objs []T, err error) int {
+	if err != nil {
+		panic(err)
+	}
+	return len(objs)
+}
+
+// BenchmarkReadGet gets one Pod by namespace and name.
+func BenchmarkReadGet(b *testing.B) {
+	s := newReadSetup(b)
+	defer s.stop()
+	for _, r := range s.readers {
+		b.Run("contender="+r.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				p := i % objects
+				r.get("ns-"+strconv.Itoa(p%namespaces), "pod-"+strconv.Itoa(p))
+			}
+		})
+	}
+}
+
+// BenchmarkReadNamespaceList lists the Pods of one namespace that a label
+// selector matches (a tenth of them).
+func BenchmarkReadNamespaceList(b *testing.B) {
+	s := newReadSetup(b)
+	defer s.stop()
+	want := objects / namespaces / 10
+	for _, r := range s.readers {
+		b.Run("contender="+r.name, func(b *testing.B) {
+			selector := labels.SelectorFromSet(labels.Set{"app": "app-3"})
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if got := r.namespaceList("ns-"+strconv.Itoa(i%namespaces), selector); got != want {
+					b.Fatalf("listed %d, want %d", got, want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadByIndex reads the Pods of one node through an index.
+func BenchmarkReadByIndex(b *testing.B) {
+	s := newReadSetup(b)
+	defer s.stop()
+	want := objects / nodes
+	for _, r := range s.readers {
+		b.Run("contender="+r.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if got := r.byIndex("node-" + strconv.Itoa(i%nodes)); got != want {
+					b.Fatalf("read %d, want %d", got, want)
+				}
+			}
+		})
+	}
+}
