@@ -7,10 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 )
 
 // Clients are what a Factory talks to the API server through. Config or
@@ -23,9 +21,10 @@ type Clients struct {
 	// otherwise one is made with rest.HTTPClientFor(Config).
 	HTTPClient *http.Client
 	// RESTMapper maps a GroupVersionKind to its GroupVersionResource and
-	// scope. Default: discovery through Config, cached in memory and
-	// refreshed on a miss (restmapper.NewDeferredDiscoveryRESTMapper).
-	// Without Config or RESTMapper, every informer needs WithResource.
+	// scope. Default: discovery through Config of each kind's own
+	// GroupVersion, when an informer of it is first asked for, keeping only
+	// the mappings found. Without Config or RESTMapper, every informer needs
+	// WithResource.
 	RESTMapper meta.RESTMapper
 	// Dynamic, if not nil, feeds the informers instead of typed REST
 	// clients: objects arrive as *unstructured.Unstructured and are
@@ -35,27 +34,29 @@ type Clients struct {
 	Dynamic dynamic.Interface
 }
 
-// resolve fills in the defaults of c; it is called once, by the Factory.
-func (c Clients) resolve() (Clients, error) {
+// resolve fills in the defaults of c and returns how to find the resource
+// of a kind (nil: none, WithResource is needed); it is called once, by the
+// Factory.
+func (c Clients) resolve() (Clients, kindMapper, error) {
 	if c.Config == nil && c.Dynamic == nil {
-		return c, errors.New("typed: Clients needs a rest.Config or a dynamic client")
+		return c, nil, errors.New("typed: Clients needs a rest.Config or a dynamic client")
 	}
-	if c.Config == nil {
-		return c, nil
-	}
-	if c.HTTPClient == nil {
+	if c.Config != nil && c.HTTPClient == nil {
 		httpClient, err := rest.HTTPClientFor(c.Config)
 		if err != nil {
-			return c, fmt.Errorf("typed: HTTP client for config: %w", err)
+			return c, nil, fmt.Errorf("typed: HTTP client for config: %w", err)
 		}
 		c.HTTPClient = httpClient
 	}
-	if c.RESTMapper == nil {
+	switch {
+	case c.RESTMapper != nil:
+		return c, restMapperKinds{c.RESTMapper}, nil
+	case c.Config != nil:
 		disco, err := discovery.NewDiscoveryClientForConfigAndClient(c.Config, c.HTTPClient)
 		if err != nil {
-			return c, fmt.Errorf("typed: discovery client for config: %w", err)
+			return c, nil, fmt.Errorf("typed: discovery client for config: %w", err)
 		}
-		c.RESTMapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
+		return c, newDiscoveryKinds(disco), nil
 	}
-	return c, nil
+	return c, nil, nil
 }

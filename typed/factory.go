@@ -27,6 +27,7 @@ type Factory struct {
 	scheme  *runtime.Scheme
 	codecs  serializer.CodecFactory
 	clients Clients
+	kinds   kindMapper // nil: WithResource is needed
 	opts    []generic.Option
 
 	mu sync.Mutex
@@ -82,7 +83,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	if scheme == nil {
 		return nil, errors.New("typed: nil scheme")
 	}
-	resolved, err := clients.resolve()
+	resolved, kinds, err := clients.resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +91,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 		scheme:      scheme,
 		codecs:      serializer.NewCodecFactory(scheme),
 		clients:     resolved,
+		kinds:       kinds,
 		opts:        opts,
 		byType:      map[factoryKey]lifecycle{},
 		restClients: map[restClientKey]rest.Interface{},

@@ -101,11 +101,11 @@ func kindOf[T generic.Object](scheme *runtime.Scheme) (schema.GroupVersionKind, 
 func (f *Factory) mappingFor(gvk schema.GroupVersionKind, explicit *meta.RESTMapping) (*meta.RESTMapping, error) {
 	mapping := explicit
 	if mapping == nil {
-		if f.clients.RESTMapper == nil {
+		if f.kinds == nil {
 			return nil, fmt.Errorf("typed: no RESTMapper to find the resource of %v; use WithResource", gvk)
 		}
 		var err error
-		mapping, err = f.clients.RESTMapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		mapping, err = f.kinds.mappingFor(gvk)
 		if err != nil {
 			return nil, fmt.Errorf("typed: resource of %v: %w", gvk, err)
 		}

@@ -1,10 +1,14 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"testing"
+
+	"k8s.io/klog/v2"
 )
 
 // objects is the benchmark size: BENCH_OBJECTS, or 10000.
@@ -19,7 +23,19 @@ func TestMain(m *testing.M) {
 		}
 		objects = n
 	}
+	quietKlog()
 	code := m.Run()
 	stopServer()
 	os.Exit(code)
+}
+
+// quietKlog keeps the embedded API server's and the clients' logs out of
+// the benchmark output.
+func quietKlog() {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
 }

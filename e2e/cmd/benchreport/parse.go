@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// result is one line of `go test -bench` output.
+type result struct {
+	// bench is the benchmark's name less its contender and GOMAXPROCS
+	// suffix: "ReadGet", "Sync/resource=widgets/watchlist=on".
+	bench      string
+	contender  string
+	iterations int
+	values     map[string]float64 // unit -> value
+}
+
+func parse(output []byte) []result {
+	var results []result
+	scanner := bufio.NewScanner(bytes.NewReader(output))
+	for scanner.Scan() {
+		fields := strings.Fields(scanner.Text())
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
+			continue
+		}
+		name := strings.TrimPrefix(fields[0], "Benchmark")
+		if i := strings.LastIndex(name, "-"); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		r := result{values: map[string]float64{}}
+		var parts []string
+		for _, part := range strings.Split(name, "/") {
+			if c, ok := strings.CutPrefix(part, "contender="); ok {
+				r.contender = c
+			} else {
+				parts = append(parts, part)
+			}
+		}
+		r.bench = strings.Join(parts, "/")
+		r.iterations, _ = strconv.Atoi(fields[1])
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err == nil {
+				r.values[fields[i+1]] = v
+			}
+		}
+		results = append(results, r)
+	}
+	return results
+}
+
+// median is the median of unit over the results of bench and contender; ok
+// is false if there is none.
+func median(results []result, bench, contender, unit string) (float64, bool) {
+	var vs []float64
+	for _, r := range results {
+		if r.bench == bench && r.contender == contender {
+			if v, ok := r.values[unit]; ok {
+				vs = append(vs, v)
+			}
+		}
+	}
+	if len(vs) == 0 {
+		return 0, false
+	}
+	slices.Sort(vs)
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2], true
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
+}
+
+// benches returns the benchmark names of results, in order of appearance.
+func benches(results []result) []string {
+	var names []string
+	for _, r := range results {
+		if !slices.Contains(names, r.bench) {
+			names = append(names, r.bench)
+		}
+	}
+	return names
+}
+
+// contenders returns the contenders of results, in order of appearance.
+func contenders(results []result) []string {
+	var names []string
+	for _, r := range results {
+		if !slices.Contains(names, r.contender) {
+			names = append(names, r.contender)
+		}
+	}
+	return names
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// report is what the benchmarks measured, for docs/benchmarks.md.
+type report struct {
+	objects, count int
+	results        map[string][]result // group -> results
+	benchstat      map[string]string   // group -> benchstat's output
+	took           time.Duration
+}
+
+func (r *report) markdown() ([]byte, error) {
+	var b bytes.Buffer
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Benchmarks\n\n")
+	w("Written by `go -C e2e run ./cmd/benchreport` (%s, %d objects, `-count %d`, %v for the whole set). ",
+		time.Now().UTC().Format("2006-01-02"), r.objects, r.count, r.took.Round(time.Second))
+	w("Every contender ran in the same run, on the same machine; the tables give medians, and benchstat's tables, with confidence intervals, are at the end. Raw output: [benchmarks/raw.txt](benchmarks/raw.txt).\n\n")
+	w("%s\n", machine())
+	w("## Targets\n\n%s\n", r.targets())
+	w("## Reads from the cache\n\n")
+	w("%d Pods in 100 namespaces, in informer caches with a namespace index and a node index. ", r.objects)
+	w("Listers are obtained as a controller obtains them, through an interface (an informer's `Lister()`); `client-go-inplace` is client-go's best case, a generated lister made where it is read, which lets the compiler devirtualize its calls. controller-runtime reads through its cache's `client.Reader`: by default it deep-copies each object; `-nodeepcopy` is `UnsafeDisableDeepCopy`. The generated listers and dynamiclister have no ByIndex: their rows use the indexer and a type assertion per object, as their users write it.\n\n")
+	for _, bench := range benches(r.results["reads"]) {
+		w("### %s\n\n", strings.TrimPrefix(bench, "Read"))
+		r.readTable(&b, bench)
+	}
+	w("## Ingest\n\n")
+	w("%d watch events (%d adds, then updates) from a fake watch through an informer to a handler that counts them; one op is all of them. `generic` is `Informer[*corev1.Pod]` with a typed handler, `client-go` a `SharedIndexInformer` with a plain handler.\n\n", 10*r.objects, r.objects)
+	r.ingestTable(&b)
+	w("### A typed view of a dynamic feed\n\n")
+	w("Reading a `*corev1.Pod` from a cache fed unstructured objects: converted once at ingest (`generic.FromUnstructured`, then a `Lister[*corev1.Pod]` Get) against the common pattern of converting at every read (dynamiclister Get, then `runtime.DefaultUnstructuredConverter.FromUnstructured`).\n\n")
+	r.typedViewTable(&b)
+	w("## Initial sync from a real API server\n\n")
+	w("%d ConfigMaps and %d Widgets (a CRD) of about 2 KiB each, in an embedded kube-apiserver (same process). One op is one informer, from start until synced; `B/object` is the live heap the synced cache holds (heap after two GCs, less the heap before, divided by the objects). WatchList (client-go's `WatchListClient` feature, on by default since 1.35) on and off. `-stripped` is `generic.WithStripManagedFields()`. For Widgets, `client-go-typed` is the informer informer-gen would generate (a typed REST client's `ListWatch`), written by hand. Ratios: typed contenders against `client-go-typed`, unstructured ones against `client-go-dynamic`.\n\n", r.objects, r.objects)
+	for _, bench := range benches(r.results["sync"]) {
+		w("### %s\n\n", strings.ReplaceAll(strings.TrimPrefix(bench, "Sync/"), "/", ", "))
+		r.syncTable(&b, bench)
+	}
+	w("![Time to sync](benchmarks/sync.png)\n\n")
+	w("## Memory per cached object\n\n")
+	r.memoryTable(&b)
+	w("![Memory per cached object](benchmarks/memory.png)\n\n")
+	w("## benchstat\n\n")
+	for _, g := range groups {
+		w("<details><summary>%s</summary>\n\n```\n%s```\n\n</details>\n\n", g.name, r.benchstat[g.name])
+	}
+	return b.Bytes(), nil
+}
+
+func (r *report) readTable(b *bytes.Buffer, bench string) {
+	results := r.results["reads"]
+	fmt.Fprintf(b, "| contender | time/op | vs client-go | B/op | allocs/op |\n|---|---:|---:|---:|---:|\n")
+	base, _ := median(results, bench, "client-go", "ns/op")
+	for _, c := range contenders(results) {
+		ns, _ := median(results, bench, c, "ns/op")
+		bytesOp, _ := median(results, bench, c, "B/op")
+		allocs, _ := median(results, bench, c, "allocs/op")
+		fmt.Fprintf(b, "| %s | %s | %s | %.0f | %.0f |\n", c, duration(ns), ratio(ns, base), bytesOp, allocs)
+	}
+	b.WriteString("\n")
+}
+
+func (r *report) ingestTable(b *bytes.Buffer) {
+	results := r.results["ingest"]
+	fmt.Fprintf(b, "| contender | time/op | per event | vs client-go | B/op | allocs/op |\n|---|---:|---:|---:|---:|---:|\n")
+	base, _ := median(results, "Ingest", "client-go", "ns/op")
+	for _, c := range contenders(results) {
+		sec, _ := median(results, "Ingest", c, "ns/op")
+		perEvent, _ := median(results, "Ingest", c, "ns/event")
+		bytesOp, _ := median(results, "Ingest", c, "B/op")
+		allocs, _ := median(results, "Ingest", c, "allocs/op")
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.0f |\n", c, duration(sec), duration(perEvent), ratio(sec, base), size(bytesOp), allocs)
+	}
+	b.WriteString("\n")
+}
+
+func (r *report) typedViewTable(b *bytes.Buffer) {
+	results := r.results["typedview"]
+	fmt.Fprintf(b, "| contender | time/read | B/read | allocs/read |\n|---|---:|---:|---:|\n")
+	for _, c := range contenders(results) {
+		ns, _ := median(results, "TypedViewRead", c, "ns/op")
+		bytesOp, _ := median(results, "TypedViewRead", c, "B/op")
+		allocs, _ := median(results, "TypedViewRead", c, "allocs/op")
+		fmt.Fprintf(b, "| %s | %s | %.0f | %.0f |\n", c, duration(ns), bytesOp, allocs)
+	}
+	b.WriteString("\n")
+}
+
+func (r *report) syncTable(b *bytes.Buffer, bench string) {
+	results := r.results["sync"]
+	fmt.Fprintf(b, "| contender | time to sync | vs client-go | B/object | vs client-go | allocs/op |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, c := range contenders(results) {
+		sec, _ := median(results, bench, c, "ns/op")
+		perObject, _ := median(results, bench, c, "B/object")
+		allocs, _ := median(results, bench, c, "allocs/op")
+		baseline := syncBaseline(c)
+		baseSec, _ := median(results, bench, baseline, "ns/op")
+		basePerObject, _ := median(results, bench, baseline, "B/object")
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.0f |\n", c, duration(sec), ratio(sec, baseSec), size(perObject), ratio(perObject, basePerObject), allocs)
+	}
+	b.WriteString("\n")
+}
+
+// syncBaseline is the client-go informer a sync contender is compared with.
+func syncBaseline(contender string) string {
+	if strings.Contains(contender, "unstructured") || contender == "client-go-dynamic" {
+		return "client-go-dynamic"
+	}
+	return "client-go-typed"
+}
+
+func (r *report) memoryTable(b *bytes.Buffer) {
+	results := r.results["sync"]
+	fmt.Fprintf(b, "Live heap per cached object after the initial sync (WatchList on), from the sync benchmark.\n\n")
+	fmt.Fprintf(b, "| contender | ConfigMaps | Widgets |\n|---|---:|---:|\n")
+	for _, c := range contenders(results) {
+		cm, _ := median(results, "Sync/resource=configmaps/watchlist=on", c, "B/object")
+		w, _ := median(results, "Sync/resource=widgets/watchlist=on", c, "B/object")
+		fmt.Fprintf(b, "| %s | %s | %s |\n", c, size(cm), size(w))
+	}
+	b.WriteString("\nStripping managedFields at ingest saves, per object:\n\n| view | ConfigMaps | Widgets |\n|---|---:|---:|\n")
+	for _, view := range []string{"generic-typed", "generic-unstructured"} {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", view,
+			saving(results, "Sync/resource=configmaps/watchlist=on", view),
+			saving(results, "Sync/resource=widgets/watchlist=on", view))
+	}
+	b.WriteString("\n")
+}
+
+func saving(results []result, bench, view string) string {
+	full, _ := median(results, bench, view, "B/object")
+	stripped, _ := median(results, bench, view+"-stripped", "B/object")
+	if full == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%s (%.0f%%)", size(full-stripped), 100*(full-stripped)/full)
+}
+
+func ratio(v, base float64) string {
+	if base == 0 || v == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", v/base)
+}
+
+func duration(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2f s", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.1f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.2f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
+
+func size(b float64) string {
+	switch {
+	case math.Abs(b) >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case math.Abs(b) >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
+}

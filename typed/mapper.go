@@ -1,0 +1,69 @@
+package typed
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+)
+
+// kindMapper finds the resource of a kind.
+type kindMapper interface {
+	mappingFor(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
+}
+
+// restMapperKinds is the kindMapper of a RESTMapper given in Clients.
+type restMapperKinds struct{ mapper meta.RESTMapper }
+
+func (m restMapperKinds) mappingFor(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	return m.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+}
+
+// discoveryKinds is the default kindMapper: it asks discovery about the
+// kind's own GroupVersion only (ServerResourcesForGroupVersion) and keeps
+// the mappings it found, where a discovery RESTMapper fetches and keeps
+// every group of the server (about 100 KiB of a cluster's heap for a few
+// kinds).
+type discoveryKinds struct {
+	client discovery.DiscoveryInterface
+
+	mu       sync.Mutex
+	mappings map[schema.GroupVersionKind]*meta.RESTMapping
+}
+
+func newDiscoveryKinds(client discovery.DiscoveryInterface) *discoveryKinds {
+	return &discoveryKinds{client: client, mappings: map[schema.GroupVersionKind]*meta.RESTMapping{}}
+}
+
+// mappingFor returns the resource serving gvk. A kind not found is asked
+// about again next time (its CRD may be created meanwhile).
+func (d *discoveryKinds) mappingFor(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	d.mu.Lock()
+	mapping, ok := d.mappings[gvk]
+	d.mu.Unlock()
+	if ok {
+		return mapping, nil
+	}
+	resources, err := d.client.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
+	if err != nil {
+		return nil, fmt.Errorf("discovery of %s: %w", gvk.GroupVersion(), err)
+	}
+	for _, r := range resources.APIResources {
+		if r.Kind != gvk.Kind || strings.Contains(r.Name, "/") {
+			continue
+		}
+		scope := meta.RESTScopeRoot
+		if r.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		mapping = &meta.RESTMapping{Resource: gvk.GroupVersion().WithResource(r.Name), GroupVersionKind: gvk, Scope: scope}
+		d.mu.Lock()
+		d.mappings[gvk] = mapping
+		d.mu.Unlock()
+		return mapping, nil
+	}
+	return nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+}
