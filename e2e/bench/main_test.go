@@ -17,8 +17,8 @@ var objects = 10000
 func TestMain(m *testing.M) {
 	if v := os.Getenv("BENCH_OBJECTS"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 100 {
-			fmt.Fprintf(os.Stderr, "BENCH_OBJECTS=%q: want a number of at least 100\n", v)
+		if err != nil || n < nodes {
+			fmt.Fprintf(os.Stderr, "BENCH_OBJECTS=%q: want a number of at least 500\n", v)
 			os.Exit(2)
 		}
 		objects = n

@@ -267,18 +267,37 @@ var syncContenders = []struct {
 	{"controller-runtime", controllerRuntimeSyncer},
 }
 
+// syncRound counts the runs of BenchmarkSync, to rotate its contenders.
+var syncRound int
+
+type syncContender = struct {
+	name string
+	run  syncer
+}
+
+// rotated returns the contenders, starting at the n-th.
+func rotated(n int) []syncContender {
+	k := n % len(syncContenders)
+	return append(append([]syncContender(nil), syncContenders[k:]...), syncContenders[:k]...)
+}
+
 // BenchmarkSync fills informers from the embedded API server: one op is
 // one informer, from start until synced. It reports the heap the synced
 // cache holds (live heap after GC, less the heap before) per object.
+//
+// The contenders run in a different order at every -count run (they rotate):
+// the first after a warm-up measured slower, whoever it was.
 func BenchmarkSync(b *testing.B) {
 	config, _ := seededServer(b)
+	order := rotated(syncRound)
+	syncRound++
 	for _, gvr := range []schema.GroupVersionResource{configMapsGVR, widget.GVR} {
 		for _, watchList := range []bool{true, false} {
 			name := fmt.Sprintf("resource=%s/watchlist=%s", gvr.Resource, map[bool]string{true: "on", false: "off"}[watchList])
 			b.Run(name, func(b *testing.B) {
 				clientfeaturestesting.SetFeatureDuringTest(b, clientfeatures.WatchListClient, watchList)
 				warmUp(b, config, gvr)
-				for _, c := range syncContenders {
+				for _, c := range order {
 					b.Run("contender="+c.name, func(b *testing.B) { measureSync(b, config, gvr, c.run) })
 				}
 			})

@@ -17,7 +17,7 @@ import (
 func (r *report) charts(dir string) error {
 	sync := r.results["sync"]
 	names := contenders(sync)
-	if err := barChart(filepath.Join(dir, "sync.png"), "Time to sync (ms)", names, sync, "ns/op", 1000); err != nil {
+	if err := barChart(filepath.Join(dir, "sync.png"), "Time to sync (ms)", names, sync, "ns/op", 1e-6); err != nil {
 		return err
 	}
 	return barChart(filepath.Join(dir, "memory.png"), "Live heap per cached object (KiB)", names, sync, "B/object", 1.0/1024)

@@ -86,12 +86,32 @@ func benches(results []result) []string {
 	return names
 }
 
-// contenders returns the contenders of results, in order of appearance.
+// contenderOrder is the order of the contenders in tables and charts
+// (BenchmarkSync runs them in a rotating order).
+var contenderOrder = []string{
+	"generic", "generic-typed", "generic-typed-stripped", "generic-unstructured", "generic-unstructured-stripped",
+	"client-go", "client-go-typed", "client-go-inplace", "client-go-dynamiclister", "client-go-dynamic",
+	"controller-runtime", "controller-runtime-nodeepcopy", "convert-at-ingest", "convert-per-read",
+}
+
+// contenders returns the contenders of results, in contenderOrder, then
+// any other in order of appearance.
 func contenders(results []result) []string {
-	var names []string
+	var seen []string
 	for _, r := range results {
-		if !slices.Contains(names, r.contender) {
-			names = append(names, r.contender)
+		if !slices.Contains(seen, r.contender) {
+			seen = append(seen, r.contender)
+		}
+	}
+	var names []string
+	for _, c := range contenderOrder {
+		if slices.Contains(seen, c) {
+			names = append(names, c)
+		}
+	}
+	for _, c := range seen {
+		if !slices.Contains(names, c) {
+			names = append(names, c)
 		}
 	}
 	return names

