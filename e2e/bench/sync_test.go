@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
@@ -267,7 +268,7 @@ var syncContenders = []struct {
 	{"controller-runtime", controllerRuntimeSyncer},
 }
 
-// syncRound counts the runs of BenchmarkSync, to rotate its contenders.
+// syncRound counts the runs of BenchmarkSync, to shuffle its contenders.
 var syncRound int
 
 type syncContender = struct {
@@ -275,21 +276,29 @@ type syncContender = struct {
 	run  syncer
 }
 
-// rotated returns the contenders, starting at the n-th.
-func rotated(n int) []syncContender {
-	k := n % len(syncContenders)
-	return append(append([]syncContender(nil), syncContenders[k:]...), syncContenders[:k]...)
+// shuffled returns the contenders in an order of their own for round n,
+// the same from run to run.
+func shuffled(n int) []syncContender {
+	order := rand.New(rand.NewPCG(uint64(n), 1)).Perm(len(syncContenders))
+	contenders := make([]syncContender, len(order))
+	for i, j := range order {
+		contenders[i] = syncContenders[j]
+	}
+	return contenders
 }
 
 // BenchmarkSync fills informers from the embedded API server: one op is
 // one informer, from start until synced. It reports the heap the synced
 // cache holds (live heap after GC, less the heap before) per object.
 //
-// The contenders run in a different order at every -count run (they rotate):
-// the first after a warm-up measured slower, whoever it was.
+// The contenders run in a different order at every -count run (shuffled,
+// the same from run to run): in a fixed order, or merely rotated, the
+// contenders next to each other shared the machine's slow and fast spells
+// (interleaved A/B runs of two contenders showed no difference where the
+// fixed order showed 20%).
 func BenchmarkSync(b *testing.B) {
 	config, _ := seededServer(b)
-	order := rotated(syncRound)
+	order := shuffled(syncRound)
 	syncRound++
 	for _, gvr := range []schema.GroupVersionResource{configMapsGVR, widget.GVR} {
 		for _, watchList := range []bool{true, false} {
