@@ -64,7 +64,7 @@ func run(objects, count int, out string) error {
 	if err := os.WriteFile(rawPath, raw, 0o644); err != nil {
 		return err
 	}
-	r := &report{out: out, objects: objects, count: count, results: results, benchstat: stats, took: time.Since(started)}
+	r := &report{objects: objects, count: count, results: results, benchstat: stats, took: time.Since(started)}
 	if err := r.charts(filepath.Join(out, "benchmarks")); err != nil {
 		return err
 	}

@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
 
 // report is what the benchmarks measured, for docs/benchmarks.md.
 type report struct {
-	out            string // the docs folder
 	objects, count int
 	results        map[string][]result // group -> results
 	benchstat      map[string]string   // group -> benchstat's output
@@ -34,10 +31,6 @@ func (r *report) markdown() ([]byte, error) {
 	for _, bench := range benches(r.results["reads"]) {
 		w("### %s\n\n", strings.TrimPrefix(bench, "Read"))
 		r.readTable(&b, bench)
-	}
-	if counts, err := os.ReadFile(filepath.Join(r.out, "benchmarks", "instructions.txt")); err == nil {
-		w("### Instructions per read\n\n")
-		w("Time per read on this 2-core VM moves by 10 to 30%% from run to run, in both directions, more than the margins of the targets. CPU instructions per read do not: `hack/instructions.sh` counts them with valgrind's callgrind for the library's own read benchmarks (the same reads, listers made as here; `ListerGetInPlace` is client-go's best case). From its last run:\n\n```\n%s```\n\n", counts)
 	}
 	w("## Ingest\n\n")
 	w("%d watch events (%d adds, then updates) from a fake watch through an informer to a handler that counts them; one op is all of them. `generic` is `Informer[*corev1.Pod]` with a typed handler, `client-go` a `SharedIndexInformer` with a plain handler.\n\n", 10*r.objects, r.objects)
