@@ -6,12 +6,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -334,6 +337,42 @@ func TestWaitForCacheSyncCancelled(t *testing.T) {
 	}
 }
 
+// TestShutdownWaitsForCallbacks: Shutdown returns only once the callbacks
+// the informers' goroutines were in have returned. An ErrorHandler is
+// reporting a malformed Widget when Shutdown is called, and takes a while
+// after that to finish (100 ms, as a slow log sink would).
+func TestShutdownWaitsForCallbacks(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	reporting := make(chan struct{})
+	var once sync.Once
+	var finished atomic.Bool
+	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
+		generic.WithErrorHandler(func(ctx context.Context, err error) {
+			once.Do(func() { close(reporting) })
+			<-ctx.Done()
+			time.Sleep(100 * time.Millisecond)
+			finished.Store(true)
+		}))
+	factory.ForResource(widget.GVR)
+	startAndSync(t, factory)
+
+	malformed := load(t, "testdata/malformed/widget-wrong-type.yaml")[0]
+	ctx, cancel := testContext(t)
+	defer cancel()
+	if _, err := client.Resource(widget.GVR).Namespace(malformed.GetNamespace()).Create(ctx, malformed, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reporting:
+	case <-ctx.Done():
+		t.Fatal("the malformed Widget was not reported")
+	}
+	factory.Shutdown()
+	if !finished.Load() {
+		t.Error("Shutdown returned while the ErrorHandler was still running")
+	}
+}
+
 // TestShutdownLeavesNoGoroutine starts informers of several kinds, shuts the
 // factory down and checks, with goleak, that every goroutine has ended.
 func TestShutdownLeavesNoGoroutine(t *testing.T) {
@@ -347,6 +386,9 @@ func TestShutdownLeavesNoGoroutine(t *testing.T) {
 
 	factory.Shutdown()
 	unstructuredFactory.Shutdown()
+	if diff := cmp.Diff([]string(nil), libraryGoroutines()); diff != "" {
+		t.Errorf("goroutines of the library still there when Shutdown returned (-want +got):\n%s", diff)
+	}
 	factory.Shutdown() // twice is fine
 	goleak.VerifyNone(t)
 

@@ -1,7 +1,9 @@
 package generic_test
 
 import (
+	goruntime "runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -104,4 +106,48 @@ func keysOf[T runtime.Object](t testing.TB, objs []T) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// libraryGoroutines returns the stacks of the goroutines that are running
+// this library's root package code, as they are at this instant. Unlike
+// goleak, which retries for a while, it does not wait: it checks that
+// Shutdown and Release wait themselves for the informers' goroutines (Run,
+// the watches' loops, the parked watches) to end. Two kinds of goroutine
+// are left out, as their work is done: the Factory's runner after it has
+// signalled its informer's end (closing done is its last act), and
+// goroutines that only were created by this code and have left all of it
+// (sync.WaitGroup.Go's wrapper, on its way out). The calling test's
+// goroutine is left out too.
+func libraryGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := goruntime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var ours []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "testing.tRunner") {
+			continue
+		}
+		if slices.ContainsFunc(strings.Split(g, "\n")[1:], runsLibraryCode) {
+			ours = append(ours, g)
+		}
+	}
+	return ours
+}
+
+// runsLibraryCode reports whether a line of a goroutine's stack is a frame
+// of a root package function other than the Factory's runner. Root package
+// functions are "module.(*type).method" or "module.function"; subpackages
+// have a slash after the module.
+func runsLibraryCode(line string) bool {
+	if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "created by ") {
+		return false
+	}
+	return strings.Contains(line, "github.com/generic-informers/generic.") &&
+		!strings.Contains(line, "generic.(*Factory[...]).run.func1(")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -61,8 +62,8 @@ type Informer[T Object] interface {
 // for T = *unstructured.Unstructured, the dynamic client does; the reflector
 // drops anything else, as client-go's does.
 //
-// Of the Options, WithResyncPeriod, WithIndexers, WithTransform and
-// WithErrorHandler apply; the namespace and list options are lw's business.
+// Of the Options, all but WithNamespace and WithTweakListOptions apply;
+// those are lw's business.
 // Most callers get informers from a Factory instead.
 func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], opts ...Option) Informer[T] {
 	o := resolveOptions(opts)
@@ -79,9 +80,9 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		lw = FailingListerWatcher(errors.New("generic: nil ListerWatcher"))
 	}
 	if convert != nil {
-		lw = newIngest(lw, gvr, convert, newT, i.cached, i.errorHandler)
+		lw = newIngest(lw, gvr, convert, newT, i.cached, i.errorHandler, &i.watches)
 	}
-	lw = newServedGuard(lw, i.status, i.HasSynced, i.lastResourceVersion, bookmarkOf(newT), o.stopWhenGone)
+	lw = newServedGuard(lw, i.status, i.HasSynced, i.lastResourceVersion, bookmarkOf(newT), o.stopWhenGone, &i.watches)
 	i.shared = cache.NewSharedIndexInformerWithOptions(lw, example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
@@ -109,6 +110,11 @@ type informer[T Object] struct {
 	// passed to the ErrorHandler for errors raised outside of a list or
 	// watch call, so that they are logged with the informer's logger.
 	runCtx atomic.Pointer[context.Context]
+	// ran is set by the first Run; later ones only let client-go refuse.
+	ran atomic.Bool
+	// watches counts the goroutines of the watches our ListerWatchers
+	// made; Run waits for them, so that nothing it started outlives it.
+	watches sync.WaitGroup
 }
 
 func (i *informer[T]) Informer() cache.SharedIndexInformer { return i.shared }
@@ -129,19 +135,29 @@ func (i *informer[T]) Status() Status {
 }
 
 // Run runs the shared informer, and tracks its first sync and its end in
-// its Status.
+// its Status. It returns when ctx has ended and every goroutine it started
+// (the reflector's, the handlers', the watches') has ended.
 func (i *informer[T]) Run(ctx context.Context) {
+	if !i.ran.CompareAndSwap(false, true) {
+		i.shared.RunWithContext(ctx) // logs and returns: it runs already
+		return
+	}
 	i.runCtx.Store(&ctx)
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
+	var syncWatch sync.WaitGroup
+	syncWatch.Go(func() {
 		select {
 		case <-i.shared.HasSyncedChecker().Done():
 			i.status.firstSync()
 		case <-ctx.Done():
 		}
-	}()
+	})
 	i.shared.RunWithContext(ctx)
+	cancel()
+	syncWatch.Wait()
+	// The reflector has returned, so no watch is made any more, and the
+	// ones it made end with ctx.
+	i.watches.Wait()
 	i.status.set(Stopped, i.status.get().LastError)
 }
 

@@ -33,6 +33,9 @@ type ingest[T Object] struct {
 	// last good state.
 	cached func(key string) (any, bool)
 	report func(ctx context.Context, err error)
+	// watches counts the goroutines of the watches it made, so that the
+	// informer's Run returns only after they have ended.
+	watches *sync.WaitGroup
 	// watchListUnsupported forwards the inner ListerWatcher's answer, so
 	// that the reflector's WatchList decision is the one client-go would
 	// make without us in between.
@@ -49,8 +52,9 @@ var (
 	_ cache.ListerWatcherWithContext = (*ingest[*metav1.PartialObjectMetadata])(nil)
 )
 
-func newIngest[T Object](inner cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], newT func() T, cached func(string) (any, bool), report func(context.Context, error)) *ingest[T] {
+func newIngest[T Object](inner cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], newT func() T, cached func(string) (any, bool), report func(context.Context, error), watches *sync.WaitGroup) *ingest[T] {
 	return &ingest[T]{
+		watches:              watches,
 		inner:                cache.ToListerWatcherWithContext(inner),
 		gvr:                  gvr,
 		convert:              convert,
@@ -110,7 +114,7 @@ func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOp
 	if err != nil {
 		return nil, err
 	}
-	return newConvertingWatch(w, func(event watch.Event) (watch.Event, bool) {
+	return newConvertingWatch(ctx, in.watches, w, func(event watch.Event) (watch.Event, bool) {
 		return in.convertEvent(ctx, event)
 	}), nil
 }
@@ -186,10 +190,12 @@ func (in *ingest[T]) convertBookmark(ctx context.Context, event watch.Event) (wa
 
 // convertingWatch applies a function to every event of a watch.
 //
-// It is apimachinery's watch.Filter with one difference that matters to us:
+// It is apimachinery's watch.Filter with two differences that matter to us:
 // its goroutine also ends when Stop is called while nobody reads the result
 // channel (the reflector stops a watch without draining it), where
-// watch.Filter's goroutine would block on its send forever.
+// watch.Filter's goroutine would block on its send forever; and it ends when
+// the watch's context does, counted in a WaitGroup that the informer's Run
+// waits for.
 type convertingWatch struct {
 	inner    watch.Interface
 	convert  func(watch.Event) (watch.Event, bool)
@@ -198,14 +204,14 @@ type convertingWatch struct {
 	stopOnce sync.Once
 }
 
-func newConvertingWatch(inner watch.Interface, convert func(watch.Event) (watch.Event, bool)) *convertingWatch {
+func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, inner watch.Interface, convert func(watch.Event) (watch.Event, bool)) *convertingWatch {
 	w := &convertingWatch{
 		inner:   inner,
 		convert: convert,
 		result:  make(chan watch.Event),
 		stopped: make(chan struct{}),
 	}
-	go w.loop()
+	goroutines.Go(func() { w.loop(ctx) })
 	return w
 }
 
@@ -218,7 +224,7 @@ func (w *convertingWatch) Stop() {
 	})
 }
 
-func (w *convertingWatch) loop() {
+func (w *convertingWatch) loop(ctx context.Context) {
 	defer close(w.result)
 	in := w.inner.ResultChan()
 	for {
@@ -231,6 +237,9 @@ func (w *convertingWatch) loop() {
 			}
 		case <-w.stopped:
 			return
+		case <-ctx.Done():
+			w.Stop()
+			return
 		}
 		out, keep := w.convert(event)
 		if !keep {
@@ -239,6 +248,9 @@ func (w *convertingWatch) loop() {
 		select {
 		case w.result <- out:
 		case <-w.stopped:
+			return
+		case <-ctx.Done():
+			w.Stop()
 			return
 		}
 	}

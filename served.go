@@ -45,6 +45,9 @@ type servedGuard struct {
 	bookmark func(resourceVersion string) (runtime.Object, bool)
 	// stopForGood: after the deletes, make no more requests.
 	stopForGood bool
+	// watches counts the goroutines of parked watches, so that the
+	// informer's Run returns only after they have ended.
+	watches *sync.WaitGroup
 
 	mu        sync.Mutex
 	notServed bool
@@ -60,8 +63,9 @@ const (
 	notServedProbeMax     = 30 * time.Second
 )
 
-func newServedGuard(inner cache.ListerWatcher, status *statusTracker, hasSynced func() bool, lastResourceVersion func() string, bookmark func(string) (runtime.Object, bool), stopForGood bool) *servedGuard {
+func newServedGuard(inner cache.ListerWatcher, status *statusTracker, hasSynced func() bool, lastResourceVersion func() string, bookmark func(string) (runtime.Object, bool), stopForGood bool, watches *sync.WaitGroup) *servedGuard {
 	return &servedGuard{
+		watches:              watches,
 		inner:                cache.ToListerWatcherWithContext(inner),
 		watchListUnsupported: watchlist.DoesClientNotSupportWatchListSemantics(inner),
 		status:               status,
@@ -270,7 +274,7 @@ func (g *servedGuard) park(ctx context.Context, first *watch.Event) watch.Interf
 	if first != nil {
 		w.result <- *first
 	}
-	go func() {
+	g.watches.Go(func() {
 		defer close(w.result)
 		if first != nil && first.Type == watch.Error {
 			return
@@ -293,11 +297,12 @@ func (g *servedGuard) park(ctx context.Context, first *watch.Event) watch.Interf
 				select {
 				case w.result <- watch.Event{Type: watch.Error, Object: gone()}:
 				case <-w.stopped:
+				case <-ctx.Done():
 				}
 				return
 			}
 		}
-	}()
+	})
 	return w
 }
 
