@@ -30,10 +30,12 @@ type ConversionError struct {
 	Err error
 }
 
+// Error says which object of which resource did not convert, and why.
 func (e *ConversionError) Error() string {
 	return fmt.Sprintf("convert %s %q: %v", e.GVR, e.Key, e.Err)
 }
 
+// Unwrap returns the Converter's error.
 func (e *ConversionError) Unwrap() error { return e.Err }
 
 // IndexError reports an index function that failed on an object. client-go's
@@ -48,10 +50,12 @@ type IndexError struct {
 	Err error
 }
 
+// Error says which index failed on which object, and why.
 func (e *IndexError) Error() string {
 	return fmt.Sprintf("index %q of %q: %v", e.Index, e.Key, e.Err)
 }
 
+// Unwrap returns the index function's error.
 func (e *IndexError) Unwrap() error { return e.Err }
 
 // SyncError reports the informers that did not sync before the context of
@@ -60,7 +64,8 @@ type SyncError struct {
 	// Unsynced holds the Status of each informer that did not sync, sorted
 	// by resource.
 	Unsynced []Status
-	// Err is the context's error.
+	// Err is the context's error if the wait ended with it, else nil
+	// (every informer left synced or stopped).
 	Err error
 }
 
@@ -69,6 +74,7 @@ func newSyncError(unsynced []Status, err error) *SyncError {
 	return &SyncError{Unsynced: unsynced, Err: err}
 }
 
+// Error lists each resource that did not sync and why, in one line.
 func (e *SyncError) Error() string {
 	var b strings.Builder
 	b.WriteString("caches not synced: ")
@@ -81,6 +87,7 @@ func (e *SyncError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the context's error, or nil.
 func (e *SyncError) Unwrap() error { return e.Err }
 
 // syncFailureReason says in words why an informer did not sync.

@@ -61,6 +61,15 @@ func (e *entry[T]) stopped() bool {
 
 func (e *entry[T]) started() bool { return e.cancel != nil }
 
+// stoppedState is closed when the informer's State becomes Stopped, which
+// with WithStopWhenNotServed happens while its Run goes on.
+func (e *entry[T]) stoppedState() <-chan struct{} {
+	if in, ok := e.informer.(*informer[T]); ok {
+		return in.status.stoppedChan()
+	}
+	return nil
+}
+
 // NewFactory returns a Factory whose informers list and watch through source
 // and convert what it delivers with convert (nil: source delivers T; see
 // NewInformer). The Options apply to every informer.
@@ -90,10 +99,16 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 
 // ForResource returns the shared informer of gvr, creating it on first use,
 // and counts one more holder of it (see Release). Calls with the same gvr
-// return the same informer while it runs. It never returns a stopped
-// informer: one that has stopped (its Start context ended, or it stopped
-// for good because its resource is no longer served) is replaced by a fresh
-// informer, which the next Start runs; the count of holders carries over.
+// return the same informer while it runs. Until Shutdown it never returns a
+// stopped informer: one that has stopped (its Start context ended, or it
+// stopped for good because its resource is no longer served) is replaced by
+// a fresh informer, which the next Start runs; the count of holders carries
+// over. After Shutdown it returns the factory's informers as they are
+// (stopped), and new ones that nothing will start.
+//
+// Each call is a hold: code that calls ForResource(gvr) at every use, as is
+// common with client-go's factories, should call it once and keep the
+// Informer if it means to Release it.
 func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
 	f.mu.Lock()
 	e, ok := f.informers[gvr]
@@ -218,8 +233,13 @@ func (f *Factory[T]) WaitForCacheSync(ctx context.Context) map[schema.GroupVersi
 // WaitForCacheSyncError waits until every started informer has synced or
 // ctx ends. It returns nil if all synced, else a *SyncError naming each
 // resource that did not and why: its Status (NotServed, Forbidden, still
-// Syncing at the deadline, Stopped) and last error. The *SyncError wraps
-// ctx's error (errors.Is(err, context.DeadlineExceeded)).
+// Syncing at the deadline, Stopped) and last error. If ctx ended, the
+// *SyncError wraps ctx's error (errors.Is(err, context.DeadlineExceeded));
+// if the informers stopped first (Release, Shutdown, WithStopWhenNotServed),
+// its Err is nil.
+//
+// An informer that is Forbidden or NotServed keeps trying, so give ctx a
+// deadline: with context.Background() this waits until it syncs.
 func (f *Factory[T]) WaitForCacheSyncError(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -257,6 +277,7 @@ func waitForSync[T Object](ctx context.Context, e *entry[T]) bool {
 		return true
 	case <-ctx.Done():
 	case <-e.done:
+	case <-e.stoppedState():
 	}
 	// select picks at random among ready cases: look once more.
 	select {

@@ -135,6 +135,9 @@ func TestAcquireReleaseLeavesNoGoroutine(t *testing.T) {
 		if !factory.Release(widget.GVR) {
 			t.Fatal("Release of the only holder returned false")
 		}
+		if diff := cmp.Diff([]string(nil), libraryGoroutines()); diff != "" {
+			t.Fatalf("goroutines of the library still there when Release returned (-want +got):\n%s", diff)
+		}
 	}
 	if err := goleak.Find(baseline); err != nil {
 		t.Errorf("goroutines after 100 acquire/release cycles: %v", err)
@@ -279,6 +282,45 @@ func TestStopWhenNotServed(t *testing.T) {
 	serving.serve()
 	if fresh := factory.ForResource(widget.GVR); fresh == informer {
 		t.Error("ForResource returned the informer that stopped for good")
+	}
+}
+
+// TestWaitStopsAtStoppedForGood: an informer made WithStopWhenNotServed
+// whose resource is not served from the start stops for good before it ever
+// syncs, and that ends both waits without ctx having to end.
+func TestWaitStopsAtStoppedForGood(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	client.PrependReactor("list", "widgets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(widget.GVR.GroupResource(), "")
+	})
+	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithStopWhenNotServed())
+	defer factory.Shutdown()
+	factory.ForResource(widget.GVR)
+	factory.Start(context.Background())
+	ctx, cancel := testContext(t)
+	defer cancel()
+
+	synced := factory.WaitForCacheSync(ctx)
+	err := factory.WaitForCacheSyncError(ctx)
+	if ctx.Err() != nil {
+		t.Fatal("the waits went on until the test's deadline")
+	}
+	if diff := cmp.Diff(map[schema.GroupVersionResource]bool{widget.GVR: false}, synced); diff != "" {
+		t.Errorf("WaitForCacheSync (-want +got):\n%s", diff)
+	}
+	var syncErr *generic.SyncError
+	if !errors.As(err, &syncErr) {
+		t.Fatalf("error = %v, want a *SyncError", err)
+	}
+	got := map[string]generic.State{}
+	for _, s := range syncErr.Unsynced {
+		got[s.GVR.Resource] = s.State
+	}
+	if diff := cmp.Diff(map[string]generic.State{"widgets": generic.Stopped}, got); diff != "" {
+		t.Errorf("unsynced (-want +got):\n%s", diff)
+	}
+	if syncErr.Err != nil {
+		t.Errorf("SyncError.Err = %v, want nil: ctx did not end", syncErr.Err)
 	}
 }
 

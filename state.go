@@ -19,7 +19,8 @@ const (
 	Synced
 	// NotServed: the server answered 404 Not Found: the resource is not
 	// served (its CRD was deleted, its API group removed). The informer
-	// probes now and then and relists by itself when it is served again.
+	// probes it, 1 s after the 404 and then at doubling intervals up to
+	// every 30 s, and relists by itself when it is served again.
 	NotServed
 	// Forbidden: the server answered 403 Forbidden: the informer's user
 	// may not list or watch the resource.
@@ -31,6 +32,7 @@ const (
 
 var stateNames = [...]string{"Syncing", "Synced", "NotServed", "Forbidden", "Stopped"}
 
+// String returns the State's name, as in the constants ("NotServed").
 func (s State) String() string {
 	if s >= 0 && int(s) < len(stateNames) {
 		return stateNames[s]
@@ -65,12 +67,15 @@ type statusTracker struct {
 	mu       sync.Mutex
 	status   Status
 	onChange StateHandler
+	// stopped is closed when the state becomes Stopped.
+	stopped chan struct{}
 }
 
 func newStatusTracker(gvr schema.GroupVersionResource, onChange StateHandler) *statusTracker {
 	return &statusTracker{
 		status:   Status{GVR: gvr, State: Syncing, Since: time.Now()},
 		onChange: onChange,
+		stopped:  make(chan struct{}),
 	}
 }
 
@@ -117,6 +122,10 @@ func (t *statusTracker) failed(err error) {
 	t.update(func(s *Status) { s.LastError = err })
 }
 
+// stoppedChan is closed when the state becomes Stopped: the informer's Run
+// has returned, or it stopped for good (WithStopWhenNotServed).
+func (t *statusTracker) stoppedChan() <-chan struct{} { return t.stopped }
+
 func (t *statusTracker) update(change func(*Status)) {
 	t.mu.Lock()
 	if t.status.State == Stopped {
@@ -128,6 +137,9 @@ func (t *statusTracker) update(change func(*Status)) {
 	changed := t.status.State != before
 	if changed {
 		t.status.Since = time.Now()
+		if t.status.State == Stopped {
+			close(t.stopped)
+		}
 	}
 	status := t.status
 	t.mu.Unlock()
