@@ -40,7 +40,8 @@ type Lister[T runtime.Object] interface {
 // exactly the methods of client-go's dynamiclister.NamespaceLister, with T
 // for *unstructured.Unstructured. Objects returned are read-only.
 type NamespaceLister[T runtime.Object] interface {
-	// List returns the objects in this namespace whose labels match selector.
+	// List returns the objects in this namespace whose labels match
+	// selector. A nil selector matches nothing.
 	List(selector labels.Selector) ([]T, error)
 	// Get returns the object with this name in this namespace (cache key
 	// "namespace/name"). If there is none, the error satisfies
@@ -131,6 +132,10 @@ func (l *namespaceLister[T]) Get(name string) (T, error) {
 // listByNamespace is client-go's cache.ListAllByNamespace (which uses the
 // namespace index when there is one) with a checked type assertion.
 func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, namespace string, selector labels.Selector) ([]T, error) {
+	if selector == nil {
+		// client-go's ListAll panics on a nil selector.
+		return nil, nil
+	}
 	var ret []T
 	var mismatch error
 	err := cache.ListAllByNamespace(indexer, namespace, selector, func(obj any) {

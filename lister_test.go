@@ -102,6 +102,14 @@ func TestLister(t *testing.T) {
 		read:     func() ([]runtime.Object, error) { return many(pods.Namespace("team-z").List(labels.Everything())) },
 		wantKeys: []string{},
 	}, {
+		name:     "List with a nil selector matches nothing",
+		read:     func() ([]runtime.Object, error) { return many(pods.List(nil)) },
+		wantKeys: []string{},
+	}, {
+		name:     "List one namespace with a nil selector matches nothing",
+		read:     func() ([]runtime.Object, error) { return many(pods.Namespace("team-a").List(nil)) },
+		wantKeys: []string{},
+	}, {
 		name:     "ByIndex on a custom index",
 		read:     func() ([]runtime.Object, error) { return many(pods.ByIndex("nodeName", "node-1")) },
 		wantKeys: []string{"team-a/db-0", "team-a/web-0"},
