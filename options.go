@@ -65,8 +65,10 @@ func WithTweakListOptions(tweak TweakListOptionsFunc) Option {
 
 // WithIndexers adds indexers to every informer; a name given twice keeps the
 // last function. A Factory's informers always have the namespace index
-// (cache.NamespaceIndex), which Namespace(ns).List uses. Prefer Informer.AddIndexers, which takes typed index
-// functions. An index function that returns an error does not panic the
+// (cache.NamespaceIndex), which Namespace(ns).List uses. Prefer
+// Informer.AddIndexers, which takes typed index functions. Index functions
+// run on the informer's goroutines, with the cache locked: they must be
+// quick and safe for concurrent use. An index function that returns an error does not panic the
 // informer, as it would in client-go: the error is reported as an
 // *IndexError and the object is left out of that index.
 func WithIndexers(indexers cache.Indexers) Option {

@@ -9,7 +9,9 @@ import (
 
 // NewGenericLister adapts a Lister[T] to client-go's untyped
 // cache.GenericLister, for code written against informers.GenericInformer.
-// It adds one slice copy per List; Get costs the same.
+// It adds one slice copy per List; Get costs the same. Where the Lister
+// returns an error with some objects (ErrUnexpectedType), List returns the
+// error alone, as client-go's GenericLister does for any error.
 func NewGenericLister[T runtime.Object](lister Lister[T]) cache.GenericLister {
 	return genericLister[T]{lister: lister}
 }

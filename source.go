@@ -20,6 +20,10 @@ import (
 // A Source that cannot serve gvr returns a ListerWatcher whose calls fail
 // with a clear error: the informer then retries with client-go's backoff and
 // never syncs, and nothing panics.
+//
+// A Factory calls its Source from ForResource with the Factory's lock held,
+// so a Source must not call back into the Factory. The ListerWatcher it
+// returns is used by one informer's reflector at a time.
 type Source func(gvr schema.GroupVersionResource, namespace string, tweak TweakListOptionsFunc) cache.ListerWatcher
 
 // ErrNilClient is returned by every list and watch of a Source built on a nil

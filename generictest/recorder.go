@@ -43,14 +43,19 @@ type Recorder[T generic.Object] struct {
 // NewRecorder returns an empty Recorder.
 func NewRecorder[T generic.Object]() *Recorder[T] { return &Recorder[T]{} }
 
+// OnAdd records an Added event (cache.TypedResourceEventHandler).
 func (r *Recorder[T]) OnAdd(obj T, _ bool) {
 	r.record(Event{Verb: Added, Key: keyOf(obj), ResourceVersion: obj.GetResourceVersion()})
 }
 
+// OnUpdate records a Modified event with the new object's key and
+// resourceVersion.
 func (r *Recorder[T]) OnUpdate(_, obj T) {
 	r.record(Event{Verb: Modified, Key: keyOf(obj), ResourceVersion: obj.GetResourceVersion()})
 }
 
+// OnDelete records a Deleted event; Tombstone says whether the informer
+// learnt of the delete only from a relist (cache.DeletedFinalStateUnknown).
 func (r *Recorder[T]) OnDelete(deleted cache.DeletedObject[T]) {
 	e := Event{Verb: Deleted, Key: deleted.GetKey(), Tombstone: deleted.FinalStateUnknown != nil}
 	var zero T
