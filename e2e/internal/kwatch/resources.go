@@ -3,6 +3,7 @@ package kwatch
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,12 +38,12 @@ type factories struct {
 }
 
 // newFactories makes the factories; every change of an informer's state
-// goes to events.
+// after its first sync goes to events (the first sync has its own line).
 func newFactories(c *cluster.Cluster, namespace, selector string, events chan<- Event) (*factories, error) {
 	opts := []generic.Option{
 		generic.WithNamespace(namespace),
 		generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = selector }),
-		generic.WithStateHandler(func(status generic.Status) { events <- stateEvent(status) }),
+		generic.WithStateHandler(stateChanges(events)),
 	}
 	typedFactory, err := typed.NewFactoryForClients(typed.Clients{Config: c.Config, RESTMapper: c.Mapper}, scheme.Scheme, opts...)
 	if err != nil {
@@ -88,4 +89,23 @@ func (f *factories) start(ctx context.Context) {
 func (f *factories) shutdown() {
 	f.typed.Shutdown()
 	f.unstructured.Shutdown()
+}
+
+// stateChanges returns a StateHandler that sends every change of state to
+// events, but for each resource's first Synced: that one is the end of the
+// initial sync, which waitForSync reports.
+func stateChanges(events chan<- Event) generic.StateHandler {
+	var mu sync.Mutex
+	synced := map[schema.GroupVersionResource]bool{}
+	return func(status generic.Status) {
+		mu.Lock()
+		first := status.State == generic.Synced && !synced[status.GVR]
+		if status.State == generic.Synced {
+			synced[status.GVR] = true
+		}
+		mu.Unlock()
+		if !first {
+			events <- stateEvent(status)
+		}
+	}
 }
