@@ -1,6 +1,7 @@
 package unstructured
 
 import (
+	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -116,8 +117,40 @@ func (f *dynamicSharedInformerFactory) Start(stopCh <-chan struct{}) {
 	f.factory.Start(wait.ContextForChannel(stopCh))
 }
 
+// WaitForCacheSync checks the started informers at once and then every
+// 100 ms, as client-go's factory does (cache.WaitForCacheSync), until each
+// has synced or stopped, or stopCh is closed; the map says which synced.
+//
+// Unlike generic.Factory.WaitForCacheSync, which returns the moment the
+// caches sync, it keeps client-go's timing, because code written against
+// client-go relies on it: client-go's own tests, for one, change objects
+// through the fake dynamic client right after the wait, and the fake drops
+// the events of changes made between an informer's list and its watch.
 func (f *dynamicSharedInformerFactory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
-	return f.factory.WaitForCacheSync(wait.ContextForChannel(stopCh))
+	_ = wait.PollUntilContextCancel(wait.ContextForChannel(stopCh), syncedPollPeriod, true,
+		func(context.Context) (bool, error) { return f.allSyncedOrStopped(), nil })
+	return f.syncedNow()
+}
+
+// syncedPollPeriod is client-go's (tools/cache syncedPollPeriod).
+const syncedPollPeriod = 100 * time.Millisecond
+
+// syncedNow reports, without waiting, whether each started informer has
+// synced.
+func (f *dynamicSharedInformerFactory) syncedNow() map[schema.GroupVersionResource]bool {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	return f.factory.WaitForCacheSync(ended)
+}
+
+func (f *dynamicSharedInformerFactory) allSyncedOrStopped() bool {
+	statuses := f.factory.Statuses()
+	for gvr, synced := range f.syncedNow() {
+		if !synced && statuses[gvr].State != generic.Stopped {
+			return false
+		}
+	}
+	return true
 }
 
 func (f *dynamicSharedInformerFactory) Shutdown() { f.factory.Shutdown() }

@@ -2,6 +2,7 @@ package unstructured_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic/internal/fixtures"
@@ -71,6 +73,59 @@ func TestDropInFactory(t *testing.T) {
 	}
 	factory.Shutdown()
 	goleak.VerifyNone(t)
+}
+
+// TestDropInWaitForCacheSync: the client-go-shaped wait (which polls, as
+// client-go's does) reports which started informers synced, and returns when
+// its stop channel closes or when the informers it waits for have stopped.
+func TestDropInWaitForCacheSync(t *testing.T) {
+	closed := make(chan struct{})
+	close(closed)
+	tests := []struct {
+		name string
+		// listFails makes every list of Widgets fail: they never sync.
+		listFails bool
+		// stopInformers closes the channel given to Start before the wait.
+		stopInformers bool
+		waitStop      <-chan struct{}
+		want          map[schema.GroupVersionResource]bool
+	}{{
+		name:     "synced",
+		waitStop: nil, // never closed
+		want:     map[schema.GroupVersionResource]bool{widget.GVR: true},
+	}, {
+		name:      "stop channel closed before the informer can sync",
+		listFails: true,
+		waitStop:  closed,
+		want:      map[schema.GroupVersionResource]bool{widget.GVR: false},
+	}, {
+		name:          "the informer stopped before it could sync",
+		listFails:     true,
+		stopInformers: true,
+		waitStop:      nil, // never closed
+		want:          map[schema.GroupVersionResource]bool{widget.GVR: false},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			client := newClient(t)
+			if tc.listFails {
+				client.PrependReactor("list", "widgets", func(clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, errors.New("no list for you")
+				})
+			}
+			factory := unstructured.NewDynamicSharedInformerFactory(client, 0)
+			defer factory.Shutdown()
+			factory.ForResource(widget.GVR)
+			startStop := make(chan struct{})
+			factory.Start(startStop)
+			if tc.stopInformers {
+				close(startStop)
+			}
+			if diff := cmp.Diff(tc.want, factory.WaitForCacheSync(tc.waitStop)); diff != "" {
+				t.Errorf("synced (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 // TestNewFactoryTypedAPI uses the generic factory the drop-in is built on.
