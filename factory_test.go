@@ -57,7 +57,7 @@ func widgetSize(w *widget.Widget) string { return w.Name + "=" + strconv.Itoa(in
 // the fake dynamic client (generictest) and checks what typed handlers and
 // the lister of an unstructured informer see.
 func TestFactoryUnstructuredEvents(t *testing.T) {
-	fake := generictest.New(t, newScheme(t), generictest.Files("testdata/configmaps.yaml"))
+	fake := generictest.New(t, widget.NewScheme(), generictest.Files("testdata/configmaps.yaml"))
 	informer := generictest.NewUnstructuredInformer(fake, configMapsGVR)
 	rec := generictest.NewRecorder[*unstructured.Unstructured]()
 	if _, err := informer.AddEventHandler(rec); err != nil {
@@ -143,7 +143,7 @@ func sortEvents(events []event) []event {
 // whose spec has the wrong type is reported with its key and skipped, and
 // every other Widget is served.
 func TestFactoryTypedViewSkipsMalformed(t *testing.T) {
-	fake := generictest.New(t, newScheme(t), generictest.Files("testdata/widgets.yaml", "testdata/malformed/widget-wrong-type.yaml"))
+	fake := generictest.New(t, widget.NewScheme(), generictest.Files("testdata/widgets.yaml", "testdata/malformed/widget-wrong-type.yaml"))
 	informer := generictest.NewInformer[*widget.Widget](fake)
 	rec := generictest.NewRecorder[*widget.Widget]()
 	if _, err := informer.AddEventHandler(rec); err != nil {

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic/internal/fixtures"
@@ -32,19 +31,6 @@ var listKinds = map[schema.GroupVersionResource]string{
 	widget.GVR:    "WidgetList",
 }
 
-// newScheme returns client-go's built-in types plus Widget.
-func newScheme(t testing.TB) *runtime.Scheme {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := widget.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	return scheme
-}
-
 // load reads fixtures as unstructured objects.
 func load(t testing.TB, paths ...string) []*unstructured.Unstructured {
 	t.Helper()
@@ -58,7 +44,7 @@ func load(t testing.TB, paths ...string) []*unstructured.Unstructured {
 // loadTyped reads fixtures as the scheme's Go types.
 func loadTyped(t testing.TB, paths ...string) []runtime.Object {
 	t.Helper()
-	objs, err := fixtures.Typed(newScheme(t), load(t, paths...))
+	objs, err := fixtures.Typed(widget.NewScheme(), load(t, paths...))
 	if err != nil {
 		t.Fatal(err)
 	}

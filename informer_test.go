@@ -59,7 +59,7 @@ func podLists(t *testing.T, typed bool) (first, relist runtime.Object) {
 
 func mustTyped(t *testing.T, objs []*unstructured.Unstructured) []runtime.Object {
 	t.Helper()
-	typed, err := fixtures.Typed(newScheme(t), objs)
+	typed, err := fixtures.Typed(widget.NewScheme(), objs)
 	if err != nil {
 		t.Fatal(err)
 	}

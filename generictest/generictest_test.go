@@ -9,26 +9,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/generictest"
 	"github.com/generic-informers/generic/internal/widget"
 )
-
-func newScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := widget.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	return scheme
-}
 
 func newWidget(namespace, name string, size int32, labels map[string]string) *widget.Widget {
 	return &widget.Widget{
@@ -100,7 +86,7 @@ func TestChangesReachHandlers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			fake := generictest.New(t, newScheme(t), append(tc.options, generictest.Files("../testdata/widgets.yaml"))...)
+			fake := generictest.New(t, widget.NewScheme(), append(tc.options, generictest.Files("../testdata/widgets.yaml"))...)
 			widgets := generictest.NewInformer[*widget.Widget](fake)
 			rec := generictest.NewRecorder[*widget.Widget]()
 			if _, err := widgets.AddEventHandler(rec); err != nil {
@@ -131,7 +117,7 @@ func TestChangesReachHandlers(t *testing.T) {
 func TestSeedingAndInformers(t *testing.T) {
 	t.Parallel()
 	extra := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "from-go"}}
-	fake := generictest.New(t, newScheme(t),
+	fake := generictest.New(t, widget.NewScheme(),
 		generictest.Files("../testdata/configmaps.yaml", "../testdata/crds/gizmos.example.com.yaml", "../testdata/gizmos.yaml", "../testdata/widgets.yaml"),
 		generictest.Objects(extra))
 	configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)

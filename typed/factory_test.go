@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -30,18 +29,6 @@ var (
 	podsGVR       = corev1.SchemeGroupVersion.WithResource("pods")
 	namespacesGVR = corev1.SchemeGroupVersion.WithResource("namespaces")
 )
-
-func newScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := widget.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	return scheme
-}
 
 func newMapper() meta.RESTMapper {
 	mapper := meta.NewDefaultRESTMapper(nil)
@@ -67,7 +54,7 @@ func newFactory(t *testing.T, opts ...generic.Option) *typed.Factory {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		podsGVR: "PodList", namespacesGVR: "NamespaceList", widget.GVR: "WidgetList",
 	}, seed...)
-	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: newMapper()}, newScheme(t), opts...)
+	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: newMapper()}, widget.NewScheme(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +164,7 @@ func TestInformerForTypedReads(t *testing.T) {
 }
 
 func TestInformerForWithResource(t *testing.T) {
-	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: newFactoryClient(t)}, newScheme(t))
+	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: newFactoryClient(t)}, widget.NewScheme())
 	check(t, err)
 	t.Cleanup(factory.Shutdown)
 	widgets := mustInformer[*widget.Widget](t, factory, typed.WithResource(widget.GVR, meta.RESTScopeNamespace))
@@ -215,7 +202,7 @@ func TestBadInput(t *testing.T) {
 		try     func() error
 	}{
 		{name: "nil rest.Config", wantErr: "typed: nil rest.Config", try: func() error {
-			_, err := typed.NewFactory(nil, newScheme(t))
+			_, err := typed.NewFactory(nil, widget.NewScheme())
 			return err
 		}},
 		{name: "nil scheme", wantErr: "typed: nil scheme", try: func() error {
@@ -223,7 +210,7 @@ func TestBadInput(t *testing.T) {
 			return err
 		}},
 		{name: "no clients", wantErr: "needs a rest.Config or a dynamic client", try: func() error {
-			_, err := typed.NewFactoryForClients(typed.Clients{}, newScheme(t))
+			_, err := typed.NewFactoryForClients(typed.Clients{}, widget.NewScheme())
 			return err
 		}},
 		{name: "nil factory", wantErr: "typed: nil Factory", try: func() error {
@@ -247,7 +234,7 @@ func TestBadInput(t *testing.T) {
 			return err
 		}},
 		{name: "no RESTMapper and no WithResource", wantErr: "use WithResource", try: func() error {
-			factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client}, newScheme(t))
+			factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client}, widget.NewScheme())
 			check(t, err)
 			_, err = typed.InformerFor[*widget.Widget](factory)
 			return err

@@ -84,7 +84,7 @@ func TestRESTPathDecodesStraightIntoT(t *testing.T) {
 	// Plain list-then-watch: the WatchList protocol is exercised against
 	// the real API server in the e2e module.
 	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
-	scheme := newScheme(t)
+	scheme := widget.NewScheme()
 	objs, err := fixtures.Load("../testdata/pods.yaml", "../testdata/widgets.yaml")
 	check(t, err)
 	typedObjs, err := fixtures.Typed(scheme, objs)

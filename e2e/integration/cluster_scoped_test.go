@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/typed"
 	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
@@ -24,7 +25,7 @@ func TestClusterScoped(t *testing.T) {
 	apply(t, c, namespaces("scope")...)
 	apply(t, c, load(t, "scope", "crds/gizmos.example.com.yaml", "gizmos.yaml")...)
 
-	typedFactory, err := typed.NewFactory(shared.Config, newScheme(t),
+	typedFactory, err := typed.NewFactory(shared.Config, widget.NewScheme(),
 		generic.WithNamespace("scope-a"), generic.WithTweakListOptions(nil))
 	if err != nil {
 		t.Fatal(err)

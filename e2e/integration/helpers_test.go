@@ -14,9 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -29,18 +27,6 @@ import (
 
 // testdata is the library's fixture folder.
 const testdata = "../../testdata"
-
-func newScheme(t testing.TB) *runtime.Scheme {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := widget.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	return scheme
-}
 
 func newCluster(t testing.TB, server *apiserver.Server) *cluster.Cluster {
 	t.Helper()

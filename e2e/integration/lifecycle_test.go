@@ -134,7 +134,7 @@ func TestForbiddenUser(t *testing.T) {
 	c := newCluster(t, server)
 	restricted := rest.CopyConfig(server.Config)
 	restricted.Impersonate = rest.ImpersonationConfig{UserName: "restricted"}
-	factory, err := typed.NewFactoryForClients(typed.Clients{Config: restricted, RESTMapper: c.Mapper}, newScheme(t))
+	factory, err := typed.NewFactoryForClients(typed.Clients{Config: restricted, RESTMapper: c.Mapper}, widget.NewScheme())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestTypedViewOfDynamicClientSkipsMalformed(t *testing.T) {
 	apply(t, c, load(t, "loose", "crds/widgets.example.com-loose.yaml", "widgets.yaml", "malformed/widget-wrong-type.yaml")...)
 
 	reported := make(chan error, 100)
-	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: c.Dynamic, RESTMapper: c.Mapper}, newScheme(t),
+	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: c.Dynamic, RESTMapper: c.Mapper}, widget.NewScheme(),
 		generic.WithErrorHandler(func(_ context.Context, err error) { reported <- err }))
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/e2e/apiserver"
+	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/typed"
 )
 
@@ -32,7 +33,7 @@ func TestWatchInterruptionRelistsAfterGone(t *testing.T) {
 	apply(t, c, load(t, "gone", "configmaps.yaml")...)
 
 	config, g := newGate(server.Config)
-	factory, err := typed.NewFactory(config, newScheme(t), generic.WithNamespace("gone-a"))
+	factory, err := typed.NewFactory(config, widget.NewScheme(), generic.WithNamespace("gone-a"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestTypedFactoryREST(t *testing.T) {
 	apply(t, c, load(t, "typed", "crds/widgets.example.com.yaml", "configmaps.yaml", "widgets.yaml")...)
 
 	config, seen := recordContentTypes(shared.Config)
-	factory, err := typed.NewFactory(config, newScheme(t), generic.WithNamespace("typed-a"))
+	factory, err := typed.NewFactory(config, widget.NewScheme(), generic.WithNamespace("typed-a"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,6 @@ import (
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/examples/labeler"
@@ -32,17 +30,6 @@ func fixtures(names ...string) []string {
 		paths = append(paths, filepath.Join("..", "..", "testdata", "labeler", name+".yaml"))
 	}
 	return paths
-}
-
-func newScheme(t *testing.T) *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := widget.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	return scheme
 }
 
 // widgetLabels is the part of the ConfigMaps the controller owns: for each
@@ -128,7 +115,7 @@ func TestLabeler(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			fake := generictest.New(t, newScheme(t), generictest.Files(fixtures(tc.fixtures...)...))
+			fake := generictest.New(t, widget.NewScheme(), generictest.Files(fixtures(tc.fixtures...)...))
 			widgets := generictest.NewInformer[*widget.Widget](fake)
 			configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
 			deletes := generictest.NewRecorder[*widget.Widget]()

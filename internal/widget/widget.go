@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
 // SchemeGroupVersion is the group and version Widgets are served at.
@@ -56,6 +58,17 @@ func AddToScheme(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion, &Widget{}, &WidgetList{})
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
+}
+
+// NewScheme returns a new scheme with client-go's built-in types and
+// Widget, the one the tests and the e2e programs use. Registering known
+// types cannot fail, so, as client-go's own scheme package does, it panics
+// (utilruntime.Must) only on a programming error.
+func NewScheme() *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(AddToScheme(scheme))
+	return scheme
 }
 
 // DeepCopyInto copies w into out.
