@@ -87,8 +87,21 @@ func (e *SyncError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the context's error, or nil.
-func (e *SyncError) Unwrap() error { return e.Err }
+// Unwrap returns the context's error, if any, and the last error of each
+// informer that did not sync, so that errors.Is and errors.As see them all
+// (apierrors.IsForbidden(err) for one that was forbidden, for instance).
+func (e *SyncError) Unwrap() []error {
+	errs := make([]error, 0, len(e.Unsynced)+1)
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	for _, s := range e.Unsynced {
+		if s.LastError != nil {
+			errs = append(errs, s.LastError)
+		}
+	}
+	return errs
+}
 
 // syncFailureReason says in words why an informer did not sync.
 func syncFailureReason(s Status, ctxErr error) string {

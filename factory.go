@@ -44,15 +44,14 @@ type entry[T Object] struct {
 
 // stopped reports whether the informer has stopped or will make no more
 // requests (State Stopped).
+//
+// It reads channels only, never calls the informer's Status (which may call
+// a StateHandler), so that it is safe under f.mu.
 func (e *entry[T]) stopped() bool {
-	if e.informer.Status().State == Stopped {
-		return true
-	}
-	if e.done == nil {
-		return false
-	}
 	select {
-	case <-e.done:
+	case <-e.stoppedState():
+		return true
+	case <-e.done: // nil until started: never ready
 		return true
 	default:
 		return false
@@ -109,8 +108,23 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 // Each call is a hold: code that calls ForResource(gvr) at every use, as is
 // common with client-go's factories, should call it once and keep the
 // Informer if it means to Release it.
+//
+// ForResource does not wait for a replaced informer to end (it may be
+// called from that informer's own handlers); Shutdown does.
 func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
+	informer, stopRetired := f.acquire(gvr)
+	if stopRetired != nil {
+		stopRetired()
+	}
+	return informer
+}
+
+// acquire takes a hold on the informer of gvr, making it if needed; if it
+// replaced a stopped informer that had been started, it returns that
+// informer's cancel.
+func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) (Informer[T], context.CancelFunc) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	e, ok := f.informers[gvr]
 	var retired *entry[T]
 	if ok && e.stopped() && !f.shuttingDown {
@@ -125,11 +139,10 @@ func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
 		f.informers[gvr] = e
 	}
 	e.holders++
-	f.mu.Unlock()
 	if retired != nil {
-		retired.stop()
+		return e.informer, retired.cancel
 	}
-	return e.informer
+	return e.informer, nil
 }
 
 // Release drops one hold on the informer of gvr. When the last hold is
@@ -138,8 +151,9 @@ func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
 // ForResource creates a fresh informer. Release of a gvr the factory has no
 // informer for returns false and changes nothing.
 //
-// Handlers registered on a released informer get no more events. This is an
-// extension: client-go's shared informer factories cannot stop one
+// Handlers registered on a released informer get no more events. Since
+// Release waits for the informer's goroutines, a handler of that informer
+// must not release it. This is an extension: client-go's shared informer factories cannot stop one
 // informer without stopping them all.
 func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
 	f.mu.Lock()
@@ -172,10 +186,15 @@ func (e *entry[T]) stop() {
 // not, keyed by resource.
 func (f *Factory[T]) Statuses() map[schema.GroupVersionResource]Status {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	statuses := make(map[schema.GroupVersionResource]Status, len(f.informers))
+	informers := make(map[schema.GroupVersionResource]Informer[T], len(f.informers))
 	for gvr, e := range f.informers {
-		statuses[gvr] = e.informer.Status()
+		informers[gvr] = e.informer
+	}
+	f.mu.Unlock()
+	// Status may call the StateHandler, which may call back into f.
+	statuses := make(map[schema.GroupVersionResource]Status, len(informers))
+	for gvr, informer := range informers {
+		statuses[gvr] = informer.Status()
 	}
 	return statuses
 }

@@ -113,7 +113,8 @@ type informer[T Object] struct {
 	// ran is set by the first Run; later ones only let client-go refuse.
 	ran atomic.Bool
 	// watches counts the goroutines of the watches our ListerWatchers
-	// made; Run waits for them, so that nothing it started outlives it.
+	// made and of deferred error reports; Run waits for them, so that
+	// nothing it started outlives it.
 	watches sync.WaitGroup
 }
 
@@ -138,6 +139,9 @@ func (i *informer[T]) Status() Status {
 // its Status. It returns when ctx has ended and every goroutine it started
 // (the reflector's, the handlers', the watches') has ended.
 func (i *informer[T]) Run(ctx context.Context) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if !i.ran.CompareAndSwap(false, true) {
 		i.shared.RunWithContext(ctx) // logs and returns: it runs already
 		return
@@ -220,7 +224,7 @@ func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
 		guarded[name] = func(obj any) ([]string, error) {
 			values, err := fn(obj)
 			if err != nil {
-				i.report(&IndexError{Index: name, Key: keyOf(obj), Err: err})
+				i.reportLater(&IndexError{Index: name, Key: keyOf(obj), Err: err})
 				return nil, nil
 			}
 			return values, nil
@@ -230,6 +234,11 @@ func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
 }
 
 func (i *informer[T]) report(err error) { i.errorHandler(*i.runCtx.Load(), err) }
+
+// reportLater reports err from another goroutine, which Run waits for: an
+// index function runs with the cache locked, and an ErrorHandler that reads
+// the cache would wait for it forever.
+func (i *informer[T]) reportLater(err error) { i.watches.Go(func() { i.report(err) }) }
 
 // cached returns the object the cache holds under key.
 func (i *informer[T]) cached(key string) (any, bool) {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/widget"
@@ -285,6 +286,38 @@ func TestStopWhenNotServed(t *testing.T) {
 	}
 }
 
+// TestCallbacksMayCallTheFactory: a StateHandler that asks the factory for
+// every Status, and an event handler that calls ForResource on its own
+// resource (client-go style, at every use) while the informer stops for
+// good, return: nothing holds the factory's lock while calling them, and
+// ForResource does not wait for the informer it replaces.
+func TestCallbacksMayCallTheFactory(t *testing.T) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	serving := newServingSwitch(client, widget.GVR)
+	var factory *generic.Factory[*widget.Widget]
+	factory = generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
+		generic.WithStopWhenNotServed(),
+		generic.WithStateHandler(func(generic.Status) { factory.Statuses() }))
+	defer factory.Shutdown()
+	informer := factory.ForResource(widget.GVR)
+	_, err := informer.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*widget.Widget]{
+		DeleteFunc: func(cache.DeletedObject[*widget.Widget]) { factory.ForResource(widget.GVR) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder(widgetSize)
+	if _, err := informer.AddEventHandler(rec); err != nil {
+		t.Fatal(err)
+	}
+	startAndSync(t, factory)
+	factory.Statuses()
+	rec.next(t, 3)
+	serving.stopServing()
+	rec.next(t, 3) // the deletes, each of which called ForResource
+	waitForState(t, informer, generic.Stopped)
+}
+
 // TestWaitStopsAtStoppedForGood: an informer made WithStopWhenNotServed
 // whose resource is not served from the start stops for good before it ever
 // syncs, and that ends both waits without ctx having to end.
@@ -354,6 +387,14 @@ func TestWaitForCacheSyncErrorNamesWhy(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]generic.State{"configmaps": generic.Forbidden, "namespaces": generic.NotServed}, got); diff != "" {
 		t.Errorf("unsynced (-want +got):\n%s", diff)
+	}
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("error %q is not Forbidden to apierrors.IsForbidden", err)
+	}
+	for _, s := range syncErr.Unsynced {
+		if !errors.Is(err, s.LastError) {
+			t.Errorf("error %q does not unwrap to %s's last error %v", err, s.GVR, s.LastError)
+		}
 	}
 	for _, part := range []string{"/v1, Resource=configmaps: forbidden", "user cannot list", "/v1, Resource=namespaces: not served"} {
 		if !strings.Contains(err.Error(), part) {
