@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/tools/cache"
 
@@ -332,6 +333,33 @@ func TestWaitForCacheSyncCancelled(t *testing.T) {
 			}
 			if late := returned.Sub(cancelled); late > 100*time.Millisecond {
 				t.Errorf("returned %v after the context ended, want within 100ms", late)
+			}
+		})
+	}
+}
+
+// TestNilClient: a factory over a nil dynamic client, or a nil pointer of a
+// client type (what a failed dynamic.NewForConfig leaves), never panics: its
+// informers do not sync and say why.
+func TestNilClient(t *testing.T) {
+	tests := []struct {
+		name   string
+		client dynamic.Interface
+	}{
+		{"nil", nil},
+		{"nil *FakeDynamicClient", (*dynamicfake.FakeDynamicClient)(nil)},
+		{"nil *DynamicClient", (*dynamic.DynamicClient)(nil)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(tc.client), nil)
+			defer factory.Shutdown()
+			factory.ForResource(widget.GVR)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			factory.Start(ctx)
+			if err := factory.WaitForCacheSyncError(ctx); !errors.Is(err, generic.ErrNilClient) {
+				t.Errorf("error = %v, want one wrapping ErrNilClient", err)
 			}
 		})
 	}

@@ -112,6 +112,72 @@ func TestTombstoneDelivery(t *testing.T) {
 	}
 }
 
+// metaObject is an interface type parameter, as typed.Object is: a nil
+// *corev1.Pod in it is not its zero value.
+type metaObject interface {
+	runtime.Object
+	metav1.Object
+}
+
+// TestConverterReturnsTypedNil: a Converter to an interface type that
+// returns a nil pointer with no error has that object reported and skipped;
+// the informer serves the others, and Run(nil) on it, run already, returns.
+func TestConverterReturnsTypedNil(t *testing.T) {
+	first, _ := podLists(t, true)
+	errs := make(errorSink, 100)
+	convert := func(obj runtime.Object) (metaObject, error) {
+		if pod := obj.(*corev1.Pod); pod.Namespace == "team-b" {
+			return (*corev1.Pod)(nil), nil
+		}
+		return obj.(*corev1.Pod), nil
+	}
+	informer := generic.NewInformer[metaObject](newScriptedListerWatcher(first), podsGVR, convert, generic.WithErrorHandler(errs.handle))
+	stop := runInformer(t, informer.Run)
+	defer stop()
+	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
+		t.Fatal("not synced")
+	}
+	var convErr *generic.ConversionError
+	if err := errs.next(t); !errors.As(err, &convErr) || convErr.Key != "team-b/web-0" {
+		t.Errorf("reported %v, want a *ConversionError for team-b/web-0", err)
+	}
+	got, err := informer.Lister().List(labels.Everything())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"team-a/db-0", "team-a/web-0", "team-a/web-1"}, keysOf(t, got)); diff != "" {
+		t.Errorf("cached (-want +got):\n%s", diff)
+	}
+	informer.Run(nil)
+}
+
+// TestErrorHandlerMayReadTheCache: an ErrorHandler told of an index error
+// reads the informer's cache. Index functions run with the cache locked, so
+// the report must come after: the informer syncs and the read returns.
+func TestErrorHandlerMayReadTheCache(t *testing.T) {
+	first, _ := podLists(t, true)
+	var informer generic.Informer[*corev1.Pod]
+	listed := make(chan int, 100)
+	informer = generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+		generic.WithErrorHandler(func(context.Context, error) {
+			pods, _ := informer.Lister().List(labels.Everything())
+			listed <- len(pods)
+		}),
+		generic.WithIndexers(cache.Indexers{"failing": func(any) ([]string, error) {
+			return nil, errors.New("no index for you")
+		}}))
+	stop := runInformer(t, informer.Run)
+	defer stop()
+	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
+		t.Fatal("not synced")
+	}
+	select {
+	case <-listed:
+	case <-testDone(t):
+		t.Fatal("the ErrorHandler's read of the cache did not return")
+	}
+}
+
 // TestIndexerErrorsDoNotPanic adds index functions that fail on some objects:
 // client-go's indexer would panic; the informer reports an *IndexError, leaves
 // those objects out of that index and serves everything else.

@@ -3,6 +3,7 @@ package generic
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -124,7 +125,7 @@ func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (T, boo
 	var zero T
 	switch {
 	case err != nil:
-	case t == zero:
+	case t == zero || isNilPointer(t):
 		err = errNilResult
 	case t.GetName() == "":
 		// A nameless object has no cache key of its own: it would be stored
@@ -254,4 +255,11 @@ func (w *convertingWatch) loop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// isNilPointer reports whether v, of an interface type T such as
+// typed.Object, holds a nil pointer, which t == zero does not catch.
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }

@@ -1,6 +1,7 @@
 package generic
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -54,7 +55,8 @@ type NamespaceLister[T runtime.Object] interface {
 // "namespace/name"), as every informer's indexer does. resource names the
 // objects in not-found errors.
 //
-// A value of another type in the indexer never panics: Get returns an error
+// A nil indexer makes every read return an error, not panic. A value of
+// another type in the indexer never panics either: Get returns an error
 // wrapping ErrUnexpectedType, and List and ByIndex return the T values
 // together with such an error.
 func NewLister[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource) Lister[T] {
@@ -75,6 +77,8 @@ type lister[T runtime.Object] struct {
 // past it (namespaces that came and went), Namespace allocates a new one
 // each call, as client-go's listers do.
 const maxCachedNamespaces = 10000
+
+var errNilIndexer = errors.New("generic: Lister over a nil cache.Indexer")
 
 func (l *lister[T]) List(selector labels.Selector) ([]T, error) {
 	return listByNamespace[T](l.indexer, l.resource, metav1.NamespaceAll, selector)
@@ -99,6 +103,9 @@ func (l *lister[T]) Namespace(namespace string) NamespaceLister[T] {
 }
 
 func (l *lister[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
+	if l.indexer == nil {
+		return nil, errNilIndexer
+	}
 	objs, err := l.indexer.ByIndex(indexName, indexedValue)
 	if err != nil {
 		return nil, err
@@ -132,6 +139,9 @@ func (l *namespaceLister[T]) Get(name string) (T, error) {
 // listByNamespace is client-go's cache.ListAllByNamespace (which uses the
 // namespace index when there is one) with a checked type assertion.
 func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, namespace string, selector labels.Selector) ([]T, error) {
+	if indexer == nil {
+		return nil, errNilIndexer
+	}
 	if selector == nil {
 		// client-go's ListAll panics on a nil selector.
 		return nil, nil
@@ -153,6 +163,9 @@ func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.Gr
 
 func getByKey[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, key, name string) (T, error) {
 	var zero T
+	if indexer == nil {
+		return zero, errNilIndexer
+	}
 	obj, exists, err := indexer.GetByKey(key)
 	if err != nil {
 		return zero, err

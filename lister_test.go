@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -143,6 +144,32 @@ func TestLister(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantKeys, keysOf(t, got)); diff != "" {
 				t.Errorf("keys (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestListerNilIndexer: a Lister made over a nil indexer returns an error
+// from every read instead of panicking.
+func TestListerNilIndexer(t *testing.T) {
+	pods := generic.NewLister[*corev1.Pod](nil, podsGVR.GroupResource())
+	get := func(pod *corev1.Pod, err error) error { return err }
+	list := func(pods []*corev1.Pod, err error) error { return err }
+	tests := []struct {
+		name string
+		read func() error
+	}{
+		{"Get", func() error { return get(pods.Get("web-0")) }},
+		{"Namespace Get", func() error { return get(pods.Namespace("team-a").Get("web-0")) }},
+		{"List", func() error { return list(pods.List(labels.Everything())) }},
+		{"Namespace List", func() error { return list(pods.Namespace("team-a").List(labels.Everything())) }},
+		{"ByIndex", func() error { return list(pods.ByIndex(cache.NamespaceIndex, "team-a")) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.read()
+			if err == nil || !strings.Contains(err.Error(), "nil cache.Indexer") {
+				t.Errorf("error = %v, want one that names the nil cache.Indexer", err)
 			}
 		})
 	}

@@ -44,9 +44,10 @@ type options struct {
 // WithResyncPeriod sets the default resync period of the informers, as
 // client-go's defaultResync argument does: every period, each handler that
 // asked for resyncs gets an update for every cached object. Zero, the
-// default, turns resyncs off.
+// default, turns resyncs off; so does a negative period (client-go would
+// resync as fast as it can).
 func WithResyncPeriod(period time.Duration) Option {
-	return func(o *options) { o.resyncPeriod = period }
+	return func(o *options) { o.resyncPeriod = max(period, 0) }
 }
 
 // WithNamespace limits the informers to one namespace. The default,

@@ -27,7 +27,7 @@ import (
 type Source func(gvr schema.GroupVersionResource, namespace string, tweak TweakListOptionsFunc) cache.ListerWatcher
 
 // ErrNilClient is returned by every list and watch of a Source built on a nil
-// client.
+// client (nil, or a nil pointer of a client type).
 var ErrNilClient = errors.New("generic: nil client")
 
 // DynamicSource returns a Source that lists and watches through client, as
@@ -36,7 +36,7 @@ var ErrNilClient = errors.New("generic: nil client")
 // delivers *unstructured.Unstructured objects.
 func DynamicSource(client dynamic.Interface) Source {
 	return func(gvr schema.GroupVersionResource, namespace string, tweak TweakListOptionsFunc) cache.ListerWatcher {
-		if client == nil {
+		if isNilClient(client) {
 			return FailingListerWatcher(ErrNilClient)
 		}
 		resource := client.Resource(gvr).Namespace(namespace)
@@ -51,6 +51,13 @@ func DynamicSource(client dynamic.Interface) Source {
 			},
 		}, client)
 	}
+}
+
+// isNilClient reports whether client is nil, also as a nil pointer in the
+// interface (a *dynamic.DynamicClient from a failed dynamic.NewForConfig),
+// which would panic at the first list.
+func isNilClient(client dynamic.Interface) bool {
+	return client == nil || isNilPointer(client)
 }
 
 // FailingListerWatcher returns a ListerWatcher whose every list and watch

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
@@ -52,11 +53,31 @@ func (c Clients) resolve() (Clients, kindMapper, error) {
 	case c.RESTMapper != nil:
 		return c, restMapperKinds{c.RESTMapper}, nil
 	case c.Config != nil:
-		disco, err := discovery.NewDiscoveryClientForConfigAndClient(c.Config, c.HTTPClient)
+		disco, err := discovery.NewDiscoveryClientForConfigAndClient(c.Config, withTimeout(c.HTTPClient, c.Config.Timeout))
 		if err != nil {
 			return c, nil, fmt.Errorf("typed: discovery client for config: %w", err)
 		}
 		return c, newDiscoveryKinds(disco), nil
 	}
 	return c, nil, nil
+}
+
+// discoveryTimeout bounds a discovery request when the config sets no
+// timeout, as client-go's discovery.NewDiscoveryClientForConfig does.
+const discoveryTimeout = 32 * time.Second
+
+// withTimeout returns client, sharing its transport, with a timeout on each
+// request: timeout if set, else discoveryTimeout. The shared client has none,
+// since its watches must stay open, but a discovery request that hangs would
+// hang InformerFor with it.
+func withTimeout(client *http.Client, timeout time.Duration) *http.Client {
+	if client.Timeout > 0 {
+		return client
+	}
+	bounded := *client
+	bounded.Timeout = discoveryTimeout
+	if timeout > 0 {
+		bounded.Timeout = timeout
+	}
+	return &bounded
 }

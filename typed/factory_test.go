@@ -256,3 +256,42 @@ func check(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// brokenMapper answers every RESTMapping with mapping and no error.
+type brokenMapper struct {
+	meta.RESTMapper
+	mapping *meta.RESTMapping
+}
+
+func (m brokenMapper) RESTMapping(schema.GroupKind, ...string) (*meta.RESTMapping, error) {
+	return m.mapping, nil
+}
+
+// TestBrokenRESTMapper: a RESTMapper that answers with no mapping, or one
+// with no scope, and no error makes InformerFor fail with an error and
+// Release return false; neither panics.
+func TestBrokenRESTMapper(t *testing.T) {
+	tests := []struct {
+		name    string
+		mapping *meta.RESTMapping
+	}{
+		{"no mapping", nil},
+		{"no scope", &meta.RESTMapping{Resource: podsGVR, GroupVersionKind: corev1.SchemeGroupVersion.WithKind("Pod")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{podsGVR: "PodList"})
+			factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: brokenMapper{mapping: tc.mapping}}, widget.NewScheme())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer factory.Shutdown()
+			if _, err := typed.InformerFor[*corev1.Pod](factory); err == nil || !strings.Contains(err.Error(), "no resource or no scope") {
+				t.Errorf("InformerFor error = %v, want one saying the RESTMapper gave no resource or scope", err)
+			}
+			if typed.Release[*corev1.Pod](factory) {
+				t.Error("Release returned true for an informer never made")
+			}
+		})
+	}
+}

@@ -110,6 +110,9 @@ func (f *Factory) mappingFor(gvk schema.GroupVersionKind, explicit *meta.RESTMap
 			return nil, fmt.Errorf("typed: resource of %v: %w", gvk, err)
 		}
 	}
+	if mapping == nil || mapping.Scope == nil {
+		return nil, fmt.Errorf("typed: the RESTMapper gave %v no resource or no scope", gvk)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.scopes[mapping.Resource] = mapping.Scope.Name()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -143,5 +144,25 @@ func TestRESTPathDecodesStraightIntoT(t *testing.T) {
 	check(t, err)
 	if diff := cmp.Diff(widget.Spec{Size: 2, Color: "green", ConfigMapName: "settings"}, small.Spec); diff != "" {
 		t.Errorf("Widget spec (-want +got):\n%s", diff)
+	}
+}
+
+// TestDiscoveryThatHangsTimesOut: a server that accepts discovery requests
+// and never answers makes InformerFor fail after the config's timeout, also
+// when the shared HTTP client given has none (as it must not: watches stay
+// open), instead of blocking forever.
+func TestDiscoveryThatHangsTimesOut(t *testing.T) {
+	hanging := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer hanging.Close()
+	factory, err := typed.NewFactoryForClients(typed.Clients{
+		Config:     &rest.Config{Host: hanging.URL, Timeout: 200 * time.Millisecond},
+		HTTPClient: &http.Client{},
+	}, widget.NewScheme())
+	check(t, err)
+	defer factory.Shutdown()
+	if _, err := typed.InformerFor[*corev1.Pod](factory); err == nil {
+		t.Fatal("InformerFor succeeded with a server that never answers")
 	}
 }
