@@ -57,7 +57,11 @@ func (s *customResourceSet) addDefinition(crd *unstructured.Unstructured) {
 		scope = meta.RESTScopeRoot
 	}
 	for _, v := range versions {
-		version, _ := v.(map[string]any)["name"].(string)
+		entry, ok := v.(map[string]any)
+		if !ok {
+			continue // not a CRD version; the CRD is of no use here
+		}
+		version, _ := entry["name"].(string)
 		gvk := schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
 		s.add(gvk, gvk.GroupVersion().WithResource(plural), scope)
 	}

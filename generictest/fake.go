@@ -28,11 +28,14 @@ import (
 // seeded, with a RESTMapper for the scheme's kinds and the custom
 // resources of the fixtures, and the real factories over it.
 type Fake struct {
-	t        testing.TB
-	scheme   *runtime.Scheme
-	mapper   meta.RESTMapper
-	client   *dynamicfake.FakeDynamicClient
-	settings settings
+	t      testing.TB
+	scheme *runtime.Scheme
+	mapper meta.RESTMapper
+	client *dynamicfake.FakeDynamicClient
+	// listKinds are the resources the fake client can list: the scheme's
+	// kinds and the fixtures' custom resources.
+	listKinds map[schema.GroupVersionResource]string
+	settings  settings
 	// resourceVersion stamps every object created or updated: the fake
 	// client keeps none in the objects themselves.
 	resourceVersion atomic.Int64
@@ -61,6 +64,9 @@ const firstResourceVersion = 1_000_000
 // the test ends. Bad fixtures fail the test.
 func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	t.Helper()
+	if scheme == nil {
+		t.Fatal("generictest: nil scheme")
+	}
 	f := &Fake{t: t, scheme: scheme, seen: newSeenLog(), watches: &watchSwitch{}, listed: map[listedKey]map[string]bool{}}
 	f.resourceVersion.Store(firstResourceVersion)
 	f.errs.onRecord = f.seen.recordError
@@ -79,12 +85,19 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	crds := customResources(objs)
 	// The fixtures' CRDs come first: they know the real plural and scope.
 	f.mapper = meta.FirstHitRESTMapper{MultiRESTMapper: meta.MultiRESTMapper{crds.mapper(), testrestmapper.TestOnlyStaticRESTMapper(scheme)}}
-	seed := make([]runtime.Object, len(objs))
-	for i, obj := range objs {
+	f.listKinds = f.resourceListKinds(crds)
+	f.client = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), f.listKinds)
+	// Through the tracker, so that an object it refuses (a duplicate, a bad
+	// apiVersion) fails the test instead of panicking in the fake client.
+	for _, obj := range objs {
+		if _, err := schema.ParseGroupVersion(obj.GetAPIVersion()); err != nil {
+			t.Fatalf("generictest: %s %s/%s: apiVersion: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		}
 		obj.SetResourceVersion(f.nextResourceVersion())
-		seed[i] = obj
+		if err := f.client.Tracker().Add(obj); err != nil {
+			t.Fatalf("generictest: seeding %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		}
 	}
-	f.client = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), f.listKinds(crds), seed...)
 	f.client.PrependReactor("create", "*", f.stampCreate)
 	f.client.PrependReactor("update", "*", f.stampUpdate)
 	f.client.PrependReactor("list", "*", f.list)
@@ -154,7 +167,7 @@ func (f *Fake) mappingFor(obj *unstructured.Unstructured) (*meta.RESTMapping, er
 
 // listKinds tells the fake client the list kind of every resource it may
 // be asked to list: the scheme's and the fixtures' custom resources.
-func (f *Fake) listKinds(crds *customResourceSet) map[schema.GroupVersionResource]string {
+func (f *Fake) resourceListKinds(crds *customResourceSet) map[schema.GroupVersionResource]string {
 	kinds := map[schema.GroupVersionResource]string{}
 	for gvk := range f.scheme.AllKnownTypes() {
 		if gvk.Version == runtime.APIVersionInternal || !f.scheme.Recognizes(gvk.GroupVersion().WithKind(gvk.Kind+"List")) {
@@ -311,4 +324,13 @@ func (f *Fake) watchKeyOf(gvr schema.GroupVersionResource, typed bool) watchKey 
 		key.namespace = ""
 	}
 	return key
+}
+
+// checkResource fails the test unless the fake client can list gvr: client-go's
+// fake panics, in the informer's goroutine, on a resource it was not told of.
+func (f *Fake) checkResource(gvr schema.GroupVersionResource) {
+	f.t.Helper()
+	if _, ok := f.listKinds[gvr]; !ok {
+		f.t.Fatalf("generictest: %v is not a resource of the Fake's scheme or of its fixtures' CRDs", gvr)
+	}
 }

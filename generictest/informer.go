@@ -59,6 +59,7 @@ func NewInformer[T generic.Object](f *Fake, opts ...typed.InformerOption) *Infor
 	if err != nil {
 		f.t.Fatalf("generictest: %v", err)
 	}
+	f.checkResource(informer.GroupVersionResource())
 	i := wrap(f, informer, true)
 	f.sync(factory.Start, factory.WaitForCacheSyncError)
 	return i
@@ -68,6 +69,7 @@ func NewInformer[T generic.Object](f *Fake, opts ...typed.InformerOption) *Infor
 // unstructured factory, started and synced.
 func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource) *Informer[*unstructured.Unstructured] {
 	f.t.Helper()
+	f.checkResource(gvr)
 	factory := f.unstructuredFactory()
 	i := wrap(f, factory.ForResource(gvr), false)
 	f.sync(factory.Start, factory.WaitForCacheSyncError)
