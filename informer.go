@@ -90,7 +90,7 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	})
 	// The informer has not started, so these cannot fail.
 	if transform := o.storeTransform(); transform != nil {
-		_ = i.shared.SetTransform(transform)
+		_ = i.shared.SetTransform(i.guardTransform(transform))
 	}
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
 	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
@@ -213,12 +213,34 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 	return i.shared.AddIndexers(i.guardIndexers(untyped))
 }
 
+// guardTransform wraps a store transform so that a result that is not a T
+// (nil, or another type), which the cache would keep silently or not at
+// all, is reported as an error wrapping ErrUnexpectedType and the object
+// is stored as it was before the transform. The transform's own errors
+// keep client-go's meaning. client-go does not pass tombstones to it.
+func (i *informer[T]) guardTransform(transform cache.TransformFunc) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		out, err := transform(obj)
+		if err != nil {
+			return out, err
+		}
+		if t, ok := out.(T); ok && !isNilPointer(t) {
+			return out, nil
+		}
+		i.reportLater(fmt.Errorf("generic: the transform of %s %q returned %T: %w; the object is stored untransformed",
+			i.gvr, keyOf(obj), out, ErrUnexpectedType))
+		return obj, nil
+	}
+}
+
 // guardIndexers wraps index functions so that an error is reported instead
 // of reaching client-go's thread-safe store, which panics on it.
 func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
 	guarded := make(cache.Indexers, len(indexers))
 	for name, fn := range indexers {
 		if fn == nil {
+			// Only WithIndexers gets here: AddIndexers refuses nil.
+			i.report(&IndexError{Index: name, Err: errors.New("nil index function; the index is left out")})
 			continue
 		}
 		guarded[name] = func(obj any) ([]string, error) {

@@ -151,6 +151,56 @@ func TestConverterReturnsTypedNil(t *testing.T) {
 	informer.Run(nil)
 }
 
+// TestBadTransformResult: a transform that returns no T has each object
+// reported and stored as it was, instead of dropped without a word.
+func TestBadTransformResult(t *testing.T) {
+	tests := []struct {
+		name      string
+		transform cache.TransformFunc
+	}{
+		{"nil", func(any) (any, error) { return nil, nil }},
+		{"a nil *Pod", func(any) (any, error) { return (*corev1.Pod)(nil), nil }},
+		{"another type", func(any) (any, error) { return &corev1.ConfigMap{}, nil }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			first, _ := podLists(t, true)
+			errs := make(errorSink, 100)
+			informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+				generic.WithErrorHandler(errs.handle), generic.WithTransform(tc.transform))
+			stop := runInformer(t, informer.Run)
+			defer stop()
+			if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
+				t.Fatal("not synced")
+			}
+			for range 4 {
+				if err := errs.next(t); !errors.Is(err, generic.ErrUnexpectedType) {
+					t.Errorf("reported %v, want an error wrapping ErrUnexpectedType", err)
+				}
+			}
+			got, err := informer.Lister().List(labels.Everything())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{"team-a/db-0", "team-a/web-0", "team-a/web-1", "team-b/web-0"}, keysOf(t, got)); diff != "" {
+				t.Errorf("cached (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNilIndexFunction: WithIndexers with a nil function reports it as an
+// *IndexError naming the index, which is left out.
+func TestNilIndexFunction(t *testing.T) {
+	errs := make(errorSink, 10)
+	generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil,
+		generic.WithErrorHandler(errs.handle), generic.WithIndexers(cache.Indexers{"broken": nil}))
+	var indexErr *generic.IndexError
+	if err := errs.next(t); !errors.As(err, &indexErr) || indexErr.Index != "broken" {
+		t.Errorf("reported %v, want an *IndexError for index broken", err)
+	}
+}
+
 // TestErrorHandlerMayReadTheCache: an ErrorHandler told of an index error
 // reads the informer's cache. Index functions run with the cache locked, so
 // the report must come after: the informer syncs and the read returns.

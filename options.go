@@ -83,7 +83,9 @@ func WithIndexers(indexers cache.Indexers) Option {
 // WithTransform sets the informers' cache.TransformFunc, which runs on every
 // object, already converted to T, before it is stored (see
 // cache.SharedInformer.SetTransform for its contract). Use it to drop fields
-// nobody reads.
+// nobody reads. A result that is not a non-nil T is reported to the
+// ErrorHandler (wrapping ErrUnexpectedType) and the object is stored as it
+// was before the transform.
 func WithTransform(transform cache.TransformFunc) Option {
 	return func(o *options) { o.transform = transform }
 }
