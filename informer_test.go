@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
@@ -198,6 +199,45 @@ func TestNilIndexFunction(t *testing.T) {
 	var indexErr *generic.IndexError
 	if err := errs.next(t); !errors.As(err, &indexErr) || indexErr.Index != "broken" {
 		t.Errorf("reported %v, want an *IndexError for index broken", err)
+	}
+}
+
+// TestWatchReturnsNothing: a ListerWatcher whose Watch returns neither a
+// watch nor an error (client-go's reflector would panic on it) is treated as
+// failing: the informer syncs from the list, and retries the watch.
+func TestWatchReturnsNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		convert generic.Converter[*corev1.Pod]
+	}{
+		{"without a converter", nil},
+		{"with a converter", generic.Identity[*corev1.Pod]()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			first, _ := podLists(t, true)
+			watched := make(chan struct{}, 10)
+			lw := &cache.ListWatch{
+				ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) { return first, nil },
+				WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+					watched <- struct{}{}
+					return nil, nil
+				},
+			}
+			informer := generic.NewInformer[*corev1.Pod](lw, podsGVR, tc.convert)
+			stop := runInformer(t, informer.Run)
+			defer stop()
+			if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
+				t.Fatal("not synced")
+			}
+			for range 2 { // the first watch, and the retry after it failed
+				select {
+				case <-watched:
+				case <-testDone(t):
+					t.Fatal("the informer did not watch again")
+				}
+			}
+		})
 	}
 }
 

@@ -46,6 +46,9 @@ type ingest[T Object] struct {
 var (
 	errNoName    = errors.New("object has no name")
 	errNilResult = errors.New("converter returned no object and no error")
+	// errNilWatch is a ListerWatcher's Watch that returned neither a watch
+	// nor an error; the reflector would panic on it.
+	errNilWatch = errors.New("generic: the ListerWatcher's Watch returned no watch and no error")
 )
 
 var (
@@ -114,6 +117,9 @@ func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOp
 	w, err := in.inner.WatchWithContext(ctx, options)
 	if err != nil {
 		return nil, err
+	}
+	if w == nil {
+		return nil, errNilWatch
 	}
 	return newConvertingWatch(ctx, in.watches, w, func(event watch.Event) (watch.Event, bool) {
 		return in.convertEvent(ctx, event)

@@ -130,6 +130,9 @@ func (g *servedGuard) WatchWithContext(ctx context.Context, options metav1.ListO
 		}
 	}
 	w, err := g.inner.WatchWithContext(ctx, options)
+	if err == nil && w == nil {
+		err = errNilWatch
+	}
 	if err == nil {
 		if initialEvents {
 			g.served(ctx)
