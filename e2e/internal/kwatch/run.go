@@ -94,7 +94,10 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 		defer cancel()
 	}
 	counts := newCounter(resources)
-	f.start(ctx)
+	// The informers run until shutdown stops them, not until ctx (Ctrl-C,
+	// --duration) ends: their states are read after ctx ends, and must be
+	// what they were while watching, not Stopped.
+	f.start(context.WithoutCancel(ctx))
 	syncTimes := waitForSync(ctx, opts, resources)
 	scriptErr := stream(ctx, opts, events, counts, script)
 	states := statesOf(resources) // before the informers stop
