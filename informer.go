@@ -80,9 +80,9 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		lw = FailingListerWatcher(errors.New("generic: nil ListerWatcher"))
 	}
 	if convert != nil {
-		lw = newIngest(lw, gvr, convert, newT, i.cached, i.errorHandler, &i.watches)
+		lw = newIngest(lw, gvr, convert, newT, i.cached, i.errorHandler, &i.goroutines)
 	}
-	lw = newServedGuard(lw, i.status, i.HasSynced, i.lastResourceVersion, bookmarkOf(newT), o.stopWhenGone, &i.watches)
+	lw = newServedGuard(lw, i.status, i.HasSynced, i.lastResourceVersion, bookmarkOf(newT), o.stopWhenGone, &i.goroutines)
 	i.shared = cache.NewSharedIndexInformerWithOptions(lw, example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
@@ -112,10 +112,10 @@ type informer[T Object] struct {
 	runCtx atomic.Pointer[context.Context]
 	// ran is set by the first Run; later ones only let client-go refuse.
 	ran atomic.Bool
-	// watches counts the goroutines of the watches our ListerWatchers
+	// goroutines counts the goroutines of the watches our ListerWatchers
 	// made and of deferred error reports; Run waits for them, so that
 	// nothing it started outlives it.
-	watches sync.WaitGroup
+	goroutines sync.WaitGroup
 }
 
 func (i *informer[T]) Informer() cache.SharedIndexInformer { return i.shared }
@@ -161,7 +161,7 @@ func (i *informer[T]) Run(ctx context.Context) {
 	syncWatch.Wait()
 	// The reflector has returned, so no watch is made any more, and the
 	// ones it made end with ctx.
-	i.watches.Wait()
+	i.goroutines.Wait()
 	i.status.set(Stopped, i.status.get().LastError)
 }
 
@@ -260,7 +260,7 @@ func (i *informer[T]) report(err error) { i.errorHandler(*i.runCtx.Load(), err) 
 // reportLater reports err from another goroutine, which Run waits for: an
 // index function runs with the cache locked, and an ErrorHandler that reads
 // the cache would wait for it forever.
-func (i *informer[T]) reportLater(err error) { i.watches.Go(func() { i.report(err) }) }
+func (i *informer[T]) reportLater(err error) { i.goroutines.Go(func() { i.report(err) }) }
 
 // cached returns the object the cache holds under key.
 func (i *informer[T]) cached(key string) (any, bool) {

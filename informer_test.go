@@ -133,11 +133,7 @@ func TestConverterReturnsTypedNil(t *testing.T) {
 		return obj.(*corev1.Pod), nil
 	}
 	informer := generic.NewInformer[metaObject](newScriptedListerWatcher(first), podsGVR, convert, generic.WithErrorHandler(errs.handle))
-	stop := runInformer(t, informer.Run)
-	defer stop()
-	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
-		t.Fatal("not synced")
-	}
+	defer runSynced(t, informer)()
 	var convErr *generic.ConversionError
 	if err := errs.next(t); !errors.As(err, &convErr) || convErr.Key != "team-b/web-0" {
 		t.Errorf("reported %v, want a *ConversionError for team-b/web-0", err)
@@ -169,11 +165,7 @@ func TestBadTransformResult(t *testing.T) {
 			errs := make(errorSink, 100)
 			informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
 				generic.WithErrorHandler(errs.handle), generic.WithTransform(tc.transform))
-			stop := runInformer(t, informer.Run)
-			defer stop()
-			if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
-				t.Fatal("not synced")
-			}
+			defer runSynced(t, informer)()
 			for range 4 {
 				if err := errs.next(t); !errors.Is(err, generic.ErrUnexpectedType) {
 					t.Errorf("reported %v, want an error wrapping ErrUnexpectedType", err)
@@ -225,11 +217,7 @@ func TestWatchReturnsNothing(t *testing.T) {
 				},
 			}
 			informer := generic.NewInformer[*corev1.Pod](lw, podsGVR, tc.convert)
-			stop := runInformer(t, informer.Run)
-			defer stop()
-			if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
-				t.Fatal("not synced")
-			}
+			defer runSynced(t, informer)()
 			for range 2 { // the first watch, and the retry after it failed
 				select {
 				case <-watched:
@@ -256,11 +244,7 @@ func TestErrorHandlerMayReadTheCache(t *testing.T) {
 		generic.WithIndexers(cache.Indexers{"failing": func(any) ([]string, error) {
 			return nil, errors.New("no index for you")
 		}}))
-	stop := runInformer(t, informer.Run)
-	defer stop()
-	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
-		t.Fatal("not synced")
-	}
+	defer runSynced(t, informer)()
 	select {
 	case <-listed:
 	case <-testDone(t):
@@ -293,11 +277,7 @@ func TestIndexerErrorsDoNotPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := runInformer(t, informer.Run)
-	defer stop()
-	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
-		t.Fatal("not synced")
-	}
+	defer runSynced(t, informer)()
 	reported := map[string]bool{}
 	for range 3 { // team-a/web-1 and team-b/web-0 on node-2; team-b/web-0's image
 		var indexErr *generic.IndexError
@@ -438,11 +418,7 @@ func TestStripManagedFields(t *testing.T) {
 			}
 			return obj, nil
 		}))
-	stop := runInformer(t, informer.Run)
-	defer stop()
-	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
-		t.Fatal("not synced")
-	}
+	defer runSynced(t, informer)()
 	for _, want := range original.Items {
 		got, err := informer.Lister().Namespace(want.Namespace).Get(want.Name)
 		if err != nil {

@@ -34,9 +34,9 @@ type ingest[T Object] struct {
 	// last good state.
 	cached func(key string) (any, bool)
 	report func(ctx context.Context, err error)
-	// watches counts the goroutines of the watches it made, so that the
+	// goroutines counts the goroutines of the watches it made, so that the
 	// informer's Run returns only after they have ended.
-	watches *sync.WaitGroup
+	goroutines *sync.WaitGroup
 	// watchListUnsupported forwards the inner ListerWatcher's answer, so
 	// that the reflector's WatchList decision is the one client-go would
 	// make without us in between.
@@ -56,9 +56,9 @@ var (
 	_ cache.ListerWatcherWithContext = (*ingest[*metav1.PartialObjectMetadata])(nil)
 )
 
-func newIngest[T Object](inner cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], newT func() T, cached func(string) (any, bool), report func(context.Context, error), watches *sync.WaitGroup) *ingest[T] {
+func newIngest[T Object](inner cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], newT func() T, cached func(string) (any, bool), report func(context.Context, error), goroutines *sync.WaitGroup) *ingest[T] {
 	return &ingest[T]{
-		watches:              watches,
+		goroutines:           goroutines,
 		inner:                cache.ToListerWatcherWithContext(inner),
 		gvr:                  gvr,
 		convert:              convert,
@@ -121,7 +121,7 @@ func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOp
 	if w == nil {
 		return nil, errNilWatch
 	}
-	return newConvertingWatch(ctx, in.watches, w, func(event watch.Event) (watch.Event, bool) {
+	return newConvertingWatch(ctx, in.goroutines, w, func(event watch.Event) (watch.Event, bool) {
 		return in.convertEvent(ctx, event)
 	}), nil
 }

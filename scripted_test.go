@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // scriptedListerWatcher plays a script: each List returns the next list, each
@@ -103,4 +104,19 @@ func runInformer(t *testing.T, run func(context.Context)) (stop func()) {
 		cancel()
 		<-done
 	}
+}
+
+// runSynced runs informer as runInformer does and fails the test unless it
+// syncs before the test's deadline.
+func runSynced(t *testing.T, informer interface {
+	Run(context.Context)
+	HasSynced() bool
+}) (stop func()) {
+	t.Helper()
+	stop = runInformer(t, informer.Run)
+	if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
+		stop()
+		t.Fatal("not synced")
+	}
+	return stop
 }

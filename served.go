@@ -45,9 +45,9 @@ type servedGuard struct {
 	bookmark func(resourceVersion string) (runtime.Object, bool)
 	// stopForGood: after the deletes, make no more requests.
 	stopForGood bool
-	// watches counts the goroutines of parked watches, so that the
+	// goroutines counts the goroutines of parked watches, so that the
 	// informer's Run returns only after they have ended.
-	watches *sync.WaitGroup
+	goroutines *sync.WaitGroup
 
 	mu        sync.Mutex
 	notServed bool
@@ -63,9 +63,9 @@ const (
 	notServedProbeMax     = 30 * time.Second
 )
 
-func newServedGuard(inner cache.ListerWatcher, status *statusTracker, hasSynced func() bool, lastResourceVersion func() string, bookmark func(string) (runtime.Object, bool), stopForGood bool, watches *sync.WaitGroup) *servedGuard {
+func newServedGuard(inner cache.ListerWatcher, status *statusTracker, hasSynced func() bool, lastResourceVersion func() string, bookmark func(string) (runtime.Object, bool), stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
 	return &servedGuard{
-		watches:              watches,
+		goroutines:           goroutines,
 		inner:                cache.ToListerWatcherWithContext(inner),
 		watchListUnsupported: watchlist.DoesClientNotSupportWatchListSemantics(inner),
 		status:               status,
@@ -277,7 +277,7 @@ func (g *servedGuard) park(ctx context.Context, first *watch.Event) watch.Interf
 	if first != nil {
 		w.result <- *first
 	}
-	g.watches.Go(func() {
+	g.goroutines.Go(func() {
 		defer close(w.result)
 		if first != nil && first.Type == watch.Error {
 			return
