@@ -24,8 +24,15 @@ type Factory[T Object] struct {
 	namespace string
 	tweak     TweakListOptionsFunc
 
-	mu           sync.Mutex
-	informers    map[schema.GroupVersionResource]*entry[T]
+	mu        sync.Mutex
+	informers map[schema.GroupVersionResource]*entry[T]
+	// retired holds, per resource, the last informer that stopped for good
+	// (WithStopWhenNotServed) and was replaced while its Run went on: its
+	// handlers may still be receiving the deletes it delivered, which
+	// cancelling it would drop. It makes no requests; it is cancelled when
+	// the next informer of its resource retires, at the last Release, or
+	// at Shutdown.
+	retired      map[schema.GroupVersionResource]*entry[T]
 	shuttingDown bool
 	// wg counts the goroutines Start started, so that Shutdown can wait.
 	wg sync.WaitGroup
@@ -60,6 +67,27 @@ func (e *entry[T]) stopped() bool {
 
 func (e *entry[T]) started() bool { return e.cancel != nil }
 
+// running reports whether the informer was started and its Run has not
+// returned.
+func (e *entry[T]) running() bool {
+	if !e.started() {
+		return false
+	}
+	select {
+	case <-e.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// cancelIfStarted cancels the informer without waiting for it.
+func (e *entry[T]) cancelIfStarted() {
+	if e != nil && e.cancel != nil {
+		e.cancel()
+	}
+}
+
 // stoppedState is closed when the informer's State becomes Stopped, which
 // with WithStopWhenNotServed happens while its Run goes on.
 func (e *entry[T]) stoppedState() <-chan struct{} {
@@ -93,6 +121,7 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 		namespace: o.namespace,
 		tweak:     o.tweakListOptions,
 		informers: map[schema.GroupVersionResource]*entry[T]{},
+		retired:   map[schema.GroupVersionResource]*entry[T]{},
 	}
 }
 
@@ -109,20 +138,22 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 // common with client-go's factories, should call it once and keep the
 // Informer if it means to Release it.
 //
-// ForResource does not wait for a replaced informer to end (it may be
-// called from that informer's own handlers); Shutdown does.
+// An informer that stopped for good is replaced without being cancelled:
+// its handlers may still be receiving the deletes it delivered (ForResource
+// may be called from those very handlers), and cancelling it would drop the
+// rest. It makes no requests and holds no objects; it is cancelled when the
+// next informer of gvr is replaced in turn, at the last Release of gvr, or
+// at Shutdown, which waits for it.
 func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
-	informer, stopRetired := f.acquire(gvr)
-	if stopRetired != nil {
-		stopRetired()
-	}
+	informer, previous := f.acquire(gvr)
+	previous.cancelIfStarted()
 	return informer
 }
 
-// acquire takes a hold on the informer of gvr, making it if needed; if it
-// replaced a stopped informer that had been started, it returns that
-// informer's cancel.
-func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) (Informer[T], context.CancelFunc) {
+// acquire takes a hold on the informer of gvr, making it if needed. If it
+// replaced a stopped informer whose Run goes on, that one is kept as
+// retired, and the one retired before it is returned, to be cancelled.
+func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) (Informer[T], *entry[T]) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	e, ok := f.informers[gvr]
@@ -139,10 +170,12 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) (Informer[T], cont
 		f.informers[gvr] = e
 	}
 	e.holders++
-	if retired != nil {
-		return e.informer, retired.cancel
+	if retired == nil || !retired.running() {
+		return e.informer, nil
 	}
-	return e.informer, nil
+	previous := f.retired[gvr]
+	f.retired[gvr] = retired
+	return e.informer, previous
 }
 
 // Release drops one hold on the informer of gvr. When the last hold is
@@ -153,8 +186,12 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) (Informer[T], cont
 //
 // Handlers registered on a released informer get no more events. Since
 // Release waits for the informer's goroutines, a handler of that informer
-// must not release it. This is an extension: client-go's shared informer factories cannot stop one
-// informer without stopping them all.
+// must not release it. A previous informer of gvr that stopped for good
+// and is still delivering (see ForResource) is cancelled too, without
+// waiting: Shutdown waits for it.
+//
+// This is an extension: client-go's shared informer factories cannot stop
+// one informer without stopping them all.
 func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
 	f.mu.Lock()
 	e, ok := f.informers[gvr]
@@ -168,7 +205,10 @@ func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
 		return false
 	}
 	delete(f.informers, gvr)
+	retired := f.retired[gvr]
+	delete(f.retired, gvr)
 	f.mu.Unlock()
+	retired.cancelIfStarted()
 	e.stop()
 	return true
 }
@@ -317,9 +357,10 @@ func (f *Factory[T]) Shutdown() {
 	f.mu.Lock()
 	f.shuttingDown = true
 	for _, e := range f.informers {
-		if e.started() {
-			e.cancel()
-		}
+		e.cancelIfStarted()
+	}
+	for _, e := range f.retired {
+		e.cancelIfStarted()
 	}
 	f.mu.Unlock()
 	f.wg.Wait()

@@ -316,6 +316,140 @@ func TestCallbacksMayCallTheFactory(t *testing.T) {
 	serving.stopServing()
 	rec.next(t, 3) // the deletes, each of which called ForResource
 	waitForState(t, informer, generic.Stopped)
+	if informer.Informer().IsStopped() {
+		t.Error("ForResource cancelled the informer it replaced while its deletes were being delivered")
+	}
+}
+
+// TestRetiredInformerRunsUntil: an informer that stopped for good and was
+// replaced by ForResource goes on running (making no requests) so that its
+// handlers get every delete, until the next informer of its resource is
+// replaced in turn, the last Release, or Shutdown.
+func TestRetiredInformerRunsUntil(t *testing.T) {
+	tests := []struct {
+		name string
+		// end does what should end the retired informer; fresh is the
+		// informer that replaced it.
+		end func(t *testing.T, factory *generic.Factory[*widget.Widget], serving *servingSwitch, fresh generic.Informer[*widget.Widget])
+	}{
+		{name: "Shutdown", end: func(_ *testing.T, factory *generic.Factory[*widget.Widget], _ *servingSwitch, _ generic.Informer[*widget.Widget]) {
+			factory.Shutdown()
+		}},
+		{name: "the last Release", end: func(t *testing.T, factory *generic.Factory[*widget.Widget], _ *servingSwitch, _ generic.Informer[*widget.Widget]) {
+			released := []bool{factory.Release(widget.GVR), factory.Release(widget.GVR)}
+			if diff := cmp.Diff([]bool{false, true}, released); diff != "" {
+				t.Errorf("Release of two holders (-want +got):\n%s", diff)
+			}
+		}},
+		{name: "the next retirement", end: func(t *testing.T, factory *generic.Factory[*widget.Widget], serving *servingSwitch, fresh generic.Informer[*widget.Widget]) {
+			serving.serve()
+			startAndSync(t, factory)
+			serving.stopServing()
+			waitForState(t, fresh, generic.Stopped)
+			if factory.ForResource(widget.GVR) == fresh {
+				t.Error("ForResource returned the informer that stopped for good")
+			}
+			if fresh.Informer().IsStopped() {
+				t.Error("the newly retired informer was cancelled")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := newDynamicClient(t, "testdata/widgets.yaml")
+			serving := newServingSwitch(client, widget.GVR)
+			factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
+				generic.WithStopWhenNotServed())
+			defer factory.Shutdown()
+			retired := factory.ForResource(widget.GVR)
+			gate := newDeleteGate()
+			if _, err := retired.AddEventHandler(gate); err != nil {
+				t.Fatal(err)
+			}
+			startAndSync(t, factory)
+			serving.stopServing()
+			<-gate.entered // the first delete is in the handler, two wait
+			waitForState(t, retired, generic.Stopped)
+			fresh := factory.ForResource(widget.GVR)
+			// Proving that nothing cancels it takes a wait; cancelled, it
+			// stops within milliseconds.
+			cancelled := stopsWithin(retired, 2*time.Second)
+			close(gate.open)
+			if cancelled {
+				t.Fatal("ForResource cancelled the informer it replaced while it delivered its deletes")
+			}
+			if diff := cmp.Diff(3, gate.deletes(t, 3)); diff != "" {
+				t.Errorf("deletes delivered (-want +got):\n%s", diff)
+			}
+			tt.end(t, factory, serving, fresh)
+			waitUntil(t, "the retired informer stopped", retired.Informer().IsStopped)
+		})
+	}
+}
+
+// deleteGate is an event handler whose first OnDelete waits until open is
+// closed, and which counts deletes.
+type deleteGate struct {
+	entered chan struct{}
+	open    chan struct{}
+	deleted chan struct{}
+	once    sync.Once
+}
+
+func newDeleteGate() *deleteGate {
+	return &deleteGate{entered: make(chan struct{}), open: make(chan struct{}), deleted: make(chan struct{}, 100)}
+}
+
+func (*deleteGate) OnAdd(*widget.Widget, bool)   {}
+func (*deleteGate) OnUpdate(_, _ *widget.Widget) {}
+func (g *deleteGate) OnDelete(cache.DeletedObject[*widget.Widget]) {
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.open
+	})
+	g.deleted <- struct{}{}
+}
+
+// deletes counts deletes until n have come or the test's deadline.
+func (g *deleteGate) deletes(t *testing.T, n int) int {
+	ctx, cancel := testContext(t)
+	defer cancel()
+	for got := 0; ; got++ {
+		if got == n {
+			return got
+		}
+		select {
+		case <-g.deleted:
+		case <-ctx.Done():
+			return got
+		}
+	}
+}
+
+// stopsWithin reports whether informer stops within d.
+func stopsWithin[T generic.Object](informer generic.Informer[T], d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if informer.Informer().IsStopped() {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return informer.Informer().IsStopped()
+}
+
+// waitUntil polls done until it holds or the test's deadline.
+func waitUntil(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	ctx, cancel := testContext(t)
+	defer cancel()
+	for !done() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waited in vain until %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // TestWaitStopsAtStoppedForGood: an informer made WithStopWhenNotServed
@@ -423,13 +557,5 @@ func (l *stateLog) states() []generic.State {
 
 func waitForState[T generic.Object](t *testing.T, informer generic.Informer[T], want generic.State) {
 	t.Helper()
-	ctx, cancel := testContext(t)
-	defer cancel()
-	for informer.Status().State != want {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("state %v, want %v", informer.Status().State, want)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	waitUntil(t, "the state is "+want.String(), func() bool { return informer.Status().State == want })
 }

@@ -118,7 +118,9 @@ func WithStateHandler(handler StateHandler) Option {
 // a delete for every object they had, then make no more requests and report
 // State Stopped. By default they keep probing, with backoff, and relist by
 // themselves when the resource is served again. A Factory replaces a stopped
-// informer with a fresh one at the next ForResource.
+// informer with a fresh one at the next ForResource, and lets the old one
+// run on, idle, until its handlers may have had every delete (see
+// Factory.ForResource).
 func WithStopWhenNotServed() Option {
 	return func(o *options) { o.stopWhenGone = true }
 }

@@ -83,15 +83,17 @@ func keyOrEmpty(obj any) string {
 	return key
 }
 
-// testContext ends at the test's deadline (less a margin to report), or
-// after a minute.
+// testContext ends after a minute, or at the test's deadline (less a
+// margin to report) if that comes first: one wait that fails must not use
+// up the time of the tests after it.
 func testContext(t testing.TB) (context.Context, context.CancelFunc) {
+	deadline := time.Now().Add(time.Minute)
 	if tt, ok := t.(*testing.T); ok {
-		if deadline, ok := tt.Deadline(); ok {
-			return context.WithDeadline(context.Background(), deadline.Add(-5*time.Second))
+		if testDeadline, ok := tt.Deadline(); ok && testDeadline.Add(-5*time.Second).Before(deadline) {
+			deadline = testDeadline.Add(-5 * time.Second)
 		}
 	}
-	return context.WithTimeout(context.Background(), time.Minute)
+	return context.WithDeadline(context.Background(), deadline)
 }
 
 // errorSink collects what informers report through WithErrorHandler.
