@@ -167,13 +167,17 @@ func newServingSwitch(client *dynamicfake.FakeDynamicClient, gvr schema.GroupVer
 		return false, nil, nil
 	})
 	client.PrependWatchReactor(gvr.Resource, func(action clienttesting.Action) (bool, watch.Interface, error) {
+		// Under mu, so that a watch is either refused or ended by
+		// stopServing, never opened just after it and left open.
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if s.off.Load() {
 			return true, nil, notFound
 		}
 		w, err := client.Tracker().Watch(gvr, action.GetNamespace())
-		s.mu.Lock()
-		s.watches = append(s.watches, w)
-		s.mu.Unlock()
+		if err == nil {
+			s.watches = append(s.watches, w)
+		}
 		return true, w, err
 	})
 	return s
@@ -181,9 +185,9 @@ func newServingSwitch(client *dynamicfake.FakeDynamicClient, gvr schema.GroupVer
 
 // stopServing makes the resource 404 and ends the open watches.
 func (s *servingSwitch) stopServing() {
-	s.off.Store(true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.off.Store(true)
 	for _, w := range s.watches {
 		w.Stop()
 	}
