@@ -143,7 +143,8 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 // may be called from those very handlers), and cancelling it would drop the
 // rest. It makes no requests and holds no objects; it is cancelled when the
 // next informer of gvr is replaced in turn, at the last Release of gvr, or
-// at Shutdown, which waits for it.
+// at Shutdown, which waits for it. Deletes its handlers have not taken by
+// then are dropped: client-go's processor cannot tell when they are done.
 func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
 	informer, previous := f.acquire(gvr)
 	previous.cancelIfStarted()
