@@ -216,7 +216,7 @@ func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
 
 // stop cancels the informer, if it runs, and waits for its Run to return.
 func (e *entry[T]) stop() {
-	if e.cancel == nil {
+	if !e.started() {
 		return
 	}
 	e.cancel()

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -149,15 +150,26 @@ func TestAcquireReleaseLeavesNoGoroutine(t *testing.T) {
 // a resource: while off, every list and watch of it fails with 404 Not Found,
 // as when its CRD is deleted, and the open watch ends. It counts the lists.
 type servingSwitch struct {
-	resource string
-	off      atomic.Bool
-	lists    atomic.Int32
-	mu       sync.Mutex
-	watches  []watch.Interface
+	client  *dynamicfake.FakeDynamicClient
+	off     atomic.Bool
+	lists   atomic.Int32
+	mu      sync.Mutex
+	watches []watch.Interface
+}
+
+// newSwitchedWidgetFactory returns a Widget factory made with opts over a
+// fake dynamic client seeded from testdata/widgets.yaml, the switch that
+// stops and starts serving Widgets, and shuts the factory down at cleanup.
+func newSwitchedWidgetFactory(t *testing.T, opts ...generic.Option) (*generic.Factory[*widget.Widget], *servingSwitch) {
+	client := newDynamicClient(t, "testdata/widgets.yaml")
+	serving := newServingSwitch(client, widget.GVR)
+	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), opts...)
+	t.Cleanup(factory.Shutdown)
+	return factory, serving
 }
 
 func newServingSwitch(client *dynamicfake.FakeDynamicClient, gvr schema.GroupVersionResource) *servingSwitch {
-	s := &servingSwitch{resource: gvr.Resource}
+	s := &servingSwitch{client: client}
 	notFound := apierrors.NewNotFound(gvr.GroupResource(), "")
 	client.PrependReactor("list", gvr.Resource, func(clienttesting.Action) (bool, runtime.Object, error) {
 		s.lists.Add(1)
@@ -202,12 +214,8 @@ func (s *servingSwitch) serve() { s.off.Store(false) }
 // last state, reports NotServed, probes with backoff, and when Widgets are
 // served again relists by itself and serves the new objects.
 func TestResourceNoLongerServed(t *testing.T) {
-	client := newDynamicClient(t, "testdata/widgets.yaml")
-	serving := newServingSwitch(client, widget.GVR)
 	var states stateLog
-	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
-		generic.WithStateHandler(states.record))
-	defer factory.Shutdown()
+	factory, serving := newSwitchedWidgetFactory(t, generic.WithStateHandler(states.record))
 	informer := factory.ForResource(widget.GVR)
 	rec := newRecorder(widgetSize)
 	if _, err := informer.AddEventHandler(rec); err != nil {
@@ -219,7 +227,7 @@ func TestResourceNoLongerServed(t *testing.T) {
 	// The CRD goes, and its objects with it, with no delete event.
 	serving.stopServing()
 	for _, obj := range load(t, "testdata/widgets.yaml") {
-		if err := client.Tracker().Delete(widget.GVR, obj.GetNamespace(), obj.GetName()); err != nil {
+		if err := serving.client.Tracker().Delete(widget.GVR, obj.GetNamespace(), obj.GetName()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -248,7 +256,7 @@ func TestResourceNoLongerServed(t *testing.T) {
 
 	// Served again, with a new Widget: the informer relists by itself.
 	serving.serve()
-	if _, err := client.Resource(widget.GVR).Namespace("team-a").Create(context.Background(), newWidget("team-a", "reborn", int64(7)), metav1.CreateOptions{}); err != nil {
+	if _, err := serving.client.Resource(widget.GVR).Namespace("team-a").Create(context.Background(), newWidget("team-a", "reborn", int64(7)), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]event{{Verb: "ADDED", Key: "team-a/reborn", Last: "reborn=7"}}, rec.next(t, 1)); diff != "" {
@@ -263,11 +271,7 @@ func TestResourceNoLongerServed(t *testing.T) {
 // TestStopWhenNotServed: with WithStopWhenNotServed the informer delivers
 // the deletes and stops for good; ForResource then hands out a fresh one.
 func TestStopWhenNotServed(t *testing.T) {
-	client := newDynamicClient(t, "testdata/widgets.yaml")
-	serving := newServingSwitch(client, widget.GVR)
-	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
-		generic.WithStopWhenNotServed())
-	defer factory.Shutdown()
+	factory, serving := newSwitchedWidgetFactory(t, generic.WithStopWhenNotServed())
 	informer := factory.ForResource(widget.GVR)
 	rec := newRecorder(widgetSize)
 	if _, err := informer.AddEventHandler(rec); err != nil {
@@ -296,13 +300,9 @@ func TestStopWhenNotServed(t *testing.T) {
 // good, return: nothing holds the factory's lock while calling them, and
 // ForResource does not wait for the informer it replaces.
 func TestCallbacksMayCallTheFactory(t *testing.T) {
-	client := newDynamicClient(t, "testdata/widgets.yaml")
-	serving := newServingSwitch(client, widget.GVR)
 	var factory *generic.Factory[*widget.Widget]
-	factory = generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
-		generic.WithStopWhenNotServed(),
+	factory, serving := newSwitchedWidgetFactory(t, generic.WithStopWhenNotServed(),
 		generic.WithStateHandler(func(generic.Status) { factory.Statuses() }))
-	defer factory.Shutdown()
 	informer := factory.ForResource(widget.GVR)
 	_, err := informer.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*widget.Widget]{
 		DeleteFunc: func(cache.DeletedObject[*widget.Widget]) { factory.ForResource(widget.GVR) },
@@ -360,11 +360,7 @@ func TestRetiredInformerRunsUntil(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			client := newDynamicClient(t, "testdata/widgets.yaml")
-			serving := newServingSwitch(client, widget.GVR)
-			factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
-				generic.WithStopWhenNotServed())
-			defer factory.Shutdown()
+			factory, serving := newSwitchedWidgetFactory(t, generic.WithStopWhenNotServed())
 			retired := factory.ForResource(widget.GVR)
 			gate := newDeleteGate()
 			if _, err := retired.AddEventHandler(gate); err != nil {
@@ -432,14 +428,9 @@ func (g *deleteGate) deletes(t *testing.T, n int) int {
 
 // stopsWithin reports whether informer stops within d.
 func stopsWithin[T generic.Object](informer generic.Informer[T], d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if informer.Informer().IsStopped() {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return informer.Informer().IsStopped()
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, d, true,
+		func(context.Context) (bool, error) { return informer.Informer().IsStopped(), nil })
+	return err == nil
 }
 
 // waitUntil polls done until it holds or the test's deadline.
@@ -447,12 +438,8 @@ func waitUntil(t *testing.T, what string, done func() bool) {
 	t.Helper()
 	ctx, cancel := testContext(t)
 	defer cancel()
-	for !done() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("waited in vain until %s", what)
-		case <-time.After(10 * time.Millisecond):
-		}
+	if wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) { return done(), nil }) != nil {
+		t.Fatalf("waited in vain until %s", what)
 	}
 }
 
