@@ -88,16 +88,23 @@ func (e *SyncError) Error() string {
 }
 
 // Unwrap returns the context's error, if any, and the last error of each
-// informer that did not sync, so that errors.Is and errors.As see them all
-// (apierrors.IsForbidden(err) for one that was forbidden, for instance).
+// informer that did not sync, so that errors.Is and errors.As see them all.
+//
+// apierrors' predicates (IsForbidden, IsNotFound, ...) look at the first
+// API error they find, so the errors of Forbidden informers come first:
+// apierrors.IsForbidden(err) holds whenever any informer was forbidden,
+// whatever other resources failed with. An RBAC rule never fixes itself; a
+// resource not yet served may.
 func (e *SyncError) Unwrap() []error {
 	errs := make([]error, 0, len(e.Unsynced)+1)
 	if e.Err != nil {
 		errs = append(errs, e.Err)
 	}
-	for _, s := range e.Unsynced {
-		if s.LastError != nil {
-			errs = append(errs, s.LastError)
+	for _, forbidden := range []bool{true, false} {
+		for _, s := range e.Unsynced {
+			if s.LastError != nil && (s.State == Forbidden) == forbidden {
+				errs = append(errs, s.LastError)
+			}
 		}
 	}
 	return errs

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/goid"
 )
 
 // Factory hands out one shared Informer[T] per GroupVersionResource and
@@ -14,13 +16,15 @@ import (
 // factories do.
 //
 // The zero Factory is not usable; call NewFactory. A Factory is safe for
-// concurrent use.
+// concurrent use. Its informers' callbacks (event handlers, ErrorHandler,
+// StateHandler) may call any of its methods: Release and Shutdown made from
+// a callback do not wait for that callback to return.
 type Factory[T Object] struct {
 	source  Source
 	convert Converter[T]
-	opts    []Option
+	options options
 	// namespace and tweak are the resolved list/watch options, handed to the
-	// source; the informer options are resolved again by NewInformer.
+	// source.
 	namespace string
 	tweak     TweakListOptionsFunc
 
@@ -32,69 +36,38 @@ type Factory[T Object] struct {
 	// cancelling it would drop. It makes no requests; it is cancelled when
 	// the next informer of its resource retires, at the last Release, or
 	// at Shutdown.
-	retired      map[schema.GroupVersionResource]*entry[T]
+	retired map[schema.GroupVersionResource]*entry[T]
+	// startCtx is the context of the last Start, under which informers
+	// asked for later run at once; nil before Start or with
+	// WithDeferredStart.
+	startCtx     context.Context
 	shuttingDown bool
-	// wg counts the goroutines Start started, so that Shutdown can wait.
-	wg sync.WaitGroup
+	// live holds the entries whose Run, started by the Factory, has not
+	// returned, released ones included, so that Shutdown waits for all.
+	live map[*entry[T]]struct{}
 }
 
 // entry is one informer of a Factory and how it runs.
 type entry[T Object] struct {
-	informer Informer[T]
-	// holders counts the ForResource calls not yet Released.
+	informer *informer[T]
+	// holders counts the holds not yet released.
 	holders int
-	// cancel stops the informer; nil until Start ran it.
+	// successor is the entry that replaced this one when it stopped; the
+	// holds carried over to it.
+	successor *entry[T]
+	// cancel stops the informer; nil until the Factory ran it.
 	cancel context.CancelFunc
-	// done is closed when the informer's Run has returned.
+	// done is closed when the Factory's Run of the informer has returned.
 	done chan struct{}
 }
 
-// stopped reports whether the informer has stopped or will make no more
-// requests (State Stopped).
-//
-// It reads channels only, never calls the informer's Status (which may call
-// a StateHandler), so that it is safe under f.mu.
-func (e *entry[T]) stopped() bool {
-	select {
-	case <-e.stoppedState():
-		return true
-	case <-e.done: // nil until started: never ready
-		return true
-	default:
-		return false
-	}
-}
-
 func (e *entry[T]) started() bool { return e.cancel != nil }
-
-// running reports whether the informer was started and its Run has not
-// returned.
-func (e *entry[T]) running() bool {
-	if !e.started() {
-		return false
-	}
-	select {
-	case <-e.done:
-		return false
-	default:
-		return true
-	}
-}
 
 // cancelIfStarted cancels the informer without waiting for it.
 func (e *entry[T]) cancelIfStarted() {
 	if e != nil && e.cancel != nil {
 		e.cancel()
 	}
-}
-
-// stoppedState is closed when the informer's State becomes Stopped, which
-// with WithStopWhenNotServed happens while its Run goes on.
-func (e *entry[T]) stoppedState() <-chan struct{} {
-	if in, ok := e.informer.(*informer[T]); ok {
-		return in.status.stoppedChan()
-	}
-	return nil
 }
 
 // NewFactory returns a Factory whose informers list and watch through source
@@ -110,33 +83,36 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 			return FailingListerWatcher(errors.New("generic: nil Source"))
 		}
 	}
-	o := resolveOptions(opts)
 	// The namespace index comes first so that an indexer of the same name
 	// given in opts replaces it.
 	namespaceIndex := WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	o := resolveOptions(append([]Option{namespaceIndex}, opts...))
 	return &Factory[T]{
 		source:    source,
 		convert:   convert,
-		opts:      append([]Option{namespaceIndex}, opts...),
+		options:   o,
 		namespace: o.namespace,
 		tweak:     o.tweakListOptions,
 		informers: map[schema.GroupVersionResource]*entry[T]{},
 		retired:   map[schema.GroupVersionResource]*entry[T]{},
+		live:      map[*entry[T]]struct{}{},
 	}
 }
 
 // ForResource returns the shared informer of gvr, creating it on first use,
-// and counts one more holder of it (see Release). Calls with the same gvr
+// and counts one more hold on it (see Release). Calls with the same gvr
 // return the same informer while it runs. Until Shutdown it never returns a
-// stopped informer: one that has stopped (its Start context ended, or it
-// stopped for good because its resource is no longer served) is replaced by
-// a fresh informer, which the next Start runs; the count of holders carries
-// over. After Shutdown it returns the factory's informers as they are
-// (stopped), and new ones that nothing will start.
+// stopped informer: one that has stopped (its Start context ended, it
+// stopped for good because its resource is no longer served, or whoever ran
+// it by hand stopped it) is replaced by a fresh informer; the holds carry
+// over. After Start, a new informer runs at once under Start's context
+// (with WithDeferredStart, at the next Start, as client-go's factories do).
+// After Shutdown it returns the factory's informers as they are (stopped),
+// and new ones that nothing will start.
 //
-// Each call is a hold: code that calls ForResource(gvr) at every use, as is
-// common with client-go's factories, should call it once and keep the
-// Informer if it means to Release it.
+// Each call is a hold, which Release(gvr) drops. Code that asks for the
+// informer at every use should use Acquire, whose Handle releases exactly
+// its own hold.
 //
 // An informer that stopped for good is replaced without being cancelled:
 // its handlers may still be receiving the deletes it delivered (ForResource
@@ -146,59 +122,125 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 // at Shutdown, which waits for it. Deletes its handlers have not taken by
 // then are dropped: client-go's processor cannot tell when they are done.
 func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
-	informer, previous := f.acquire(gvr)
-	previous.cancelIfStarted()
-	return informer
+	return f.acquire(gvr).informer
 }
 
-// acquire takes a hold on the informer of gvr, making it if needed. If it
-// replaced a stopped informer whose Run goes on, that one is kept as
-// retired, and the one retired before it is returned, to be cancelled.
-func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) (Informer[T], *entry[T]) {
+// Handle is one hold on a Factory's shared informer: the Informer itself,
+// and Release, which drops exactly this hold, once.
+type Handle[T Object] interface {
+	Informer[T]
+	// Release drops this hold; later calls do nothing and return false.
+	// When it was the informer's last hold, the informer stops and
+	// Release returns true (see Factory.Release for when it waits).
+	Release() bool
+}
+
+type handle[T Object] struct {
+	*informer[T]
+	factory *Factory[T]
+	entry   *entry[T]
+	once    sync.Once
+}
+
+func (h *handle[T]) Release() bool {
+	released := false
+	h.once.Do(func() { released = h.factory.releaseEntry(h.entry) })
+	return released
+}
+
+// Acquire returns a Handle on the shared informer of gvr, creating it on
+// first use, as ForResource does. Release the Handle when done with it;
+// releasing it twice drops one hold only, so code that acquires an informer
+// at every reconcile and releases it after cannot leak holds.
+func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource) Handle[T] {
+	e := f.acquire(gvr)
+	return &handle[T]{informer: e.informer, factory: f, entry: e}
+}
+
+// acquire takes a hold on the informer of gvr, making it if needed, and
+// runs it if the factory has started.
+func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) *entry[T] {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	e, ok := f.informers[gvr]
-	var retired *entry[T]
-	if ok && e.stopped() && !f.shuttingDown {
-		retired, ok = e, false
-	}
-	if !ok {
-		lw := f.source(gvr, f.namespace, f.tweak)
-		e = &entry[T]{informer: NewInformer(lw, gvr, f.convert, f.opts...)}
-		if retired != nil {
-			e.holders = retired.holders
-		}
-		f.informers[gvr] = e
-	}
+	e, previous := f.entryFor(gvr)
 	e.holders++
-	if retired == nil || !retired.running() {
-		return e.informer, nil
+	if !e.started() && f.startCtx != nil && f.startCtx.Err() == nil && !f.shuttingDown {
+		f.run(f.startCtx, e)
 	}
-	previous := f.retired[gvr]
-	f.retired[gvr] = retired
-	return e.informer, previous
+	f.mu.Unlock()
+	previous.cancelIfStarted()
+	return e
+}
+
+// entryFor returns the live entry of gvr, making it if there is none or
+// the one there stopped. A stopped entry whose Run goes on is kept as
+// retired, and the one retired before it is returned, to be cancelled.
+// f.mu must be held.
+func (f *Factory[T]) entryFor(gvr schema.GroupVersionResource) (e, previous *entry[T]) {
+	e, ok := f.informers[gvr]
+	if ok && (!e.informer.stopped() || f.shuttingDown) {
+		return e, nil
+	}
+	lw := f.source(gvr, f.namespace, f.tweak)
+	fresh := &entry[T]{informer: newInformer(lw, gvr, f.convert, f.options)}
+	f.informers[gvr] = fresh
+	if !ok {
+		return fresh, nil
+	}
+	fresh.holders = e.holders
+	e.successor = fresh
+	if !e.started() || !e.running() {
+		return fresh, nil
+	}
+	previous = f.retired[gvr]
+	f.retired[gvr] = e
+	return fresh, previous
+}
+
+// running reports whether the Factory's Run of the informer goes on.
+func (e *entry[T]) running() bool {
+	select {
+	case <-e.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // Release drops one hold on the informer of gvr. When the last hold is
-// dropped, the informer stops, Release waits until its goroutines have
-// ended, the informer leaves the factory and Release returns true; a later
-// ForResource creates a fresh informer. Release of a gvr the factory has no
-// informer for returns false and changes nothing.
+// dropped, the informer stops, the informer leaves the factory and Release
+// returns true; a later ForResource creates a fresh informer. Release of a
+// gvr the factory has no informer for returns false and changes nothing.
 //
-// Handlers registered on a released informer get no more events. Since
-// Release waits for the informer's goroutines, a handler of that informer
-// must not release it. A previous informer of gvr that stopped for good
-// and is still delivering (see ForResource) is cancelled too, without
-// waiting: Shutdown waits for it.
+// Release returns once the informer's goroutines have ended, except when
+// it is called from one of that informer's own callbacks (an event
+// handler, its ErrorHandler or StateHandler): then it returns at once, and
+// the informer ends when the callback returns. Handlers registered on a
+// released informer get no more events. A previous informer of gvr that
+// stopped for good and is still delivering (see ForResource) is cancelled
+// too, without waiting: Shutdown waits for it.
 //
 // This is an extension: client-go's shared informer factories cannot stop
 // one informer without stopping them all.
 func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
 	f.mu.Lock()
 	e, ok := f.informers[gvr]
+	f.mu.Unlock()
 	if !ok {
-		f.mu.Unlock()
 		return false
+	}
+	return f.releaseEntry(e)
+}
+
+// releaseEntry drops one hold on e, or on the entry that replaced it.
+func (f *Factory[T]) releaseEntry(e *entry[T]) bool {
+	f.mu.Lock()
+	for e.successor != nil {
+		e = e.successor
+	}
+	gvr := e.informer.gvr
+	if f.informers[gvr] != e {
+		f.mu.Unlock()
+		return false // released already, or shut down
 	}
 	e.holders--
 	if e.holders > 0 {
@@ -210,40 +252,39 @@ func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
 	delete(f.retired, gvr)
 	f.mu.Unlock()
 	retired.cancelIfStarted()
-	e.stop()
+	e.cancelIfStarted()
+	waitForEnd([]*entry[T]{e}, goid.ID())
 	return true
 }
 
-// stop cancels the informer, if it runs, and waits for its Run to return.
-func (e *entry[T]) stop() {
-	if !e.started() {
-		return
+// waitForEnd waits until the Factory's Run of each started entry has
+// returned, except for an entry whose callbacks run on goroutine caller:
+// that wait would never end.
+func waitForEnd[T Object](entries []*entry[T], caller uint64) {
+	for _, e := range entries {
+		if e.started() && !e.informer.isCallbackGoroutine(caller) {
+			<-e.done
+		}
 	}
-	e.cancel()
-	<-e.done
 }
 
 // Statuses reports the Status of every informer of the factory, started or
 // not, keyed by resource.
 func (f *Factory[T]) Statuses() map[schema.GroupVersionResource]Status {
 	f.mu.Lock()
-	informers := make(map[schema.GroupVersionResource]Informer[T], len(f.informers))
+	defer f.mu.Unlock()
+	statuses := make(map[schema.GroupVersionResource]Status, len(f.informers))
 	for gvr, e := range f.informers {
-		informers[gvr] = e.informer
-	}
-	f.mu.Unlock()
-	// Status may call the StateHandler, which may call back into f.
-	statuses := make(map[schema.GroupVersionResource]Status, len(informers))
-	for gvr, informer := range informers {
-		statuses[gvr] = informer.Status()
+		statuses[gvr] = e.informer.Status()
 	}
 	return statuses
 }
 
 // Start runs every informer that is not running yet, each in its own
-// goroutine, until ctx ends or Shutdown is called. It does not block, may be
-// called any number of times, and does nothing after Shutdown. A nil ctx is
-// taken as context.Background().
+// goroutine, until ctx ends or Shutdown is called, and runs informers asked
+// for later at once under ctx (unless WithDeferredStart). It does not block,
+// may be called any number of times, and does nothing after Shutdown. A
+// nil ctx is taken as context.Background().
 func (f *Factory[T]) Start(ctx context.Context) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -253,6 +294,9 @@ func (f *Factory[T]) Start(ctx context.Context) {
 	if f.shuttingDown {
 		return
 	}
+	if !f.options.deferredStart {
+		f.startCtx = ctx
+	}
 	for _, e := range f.informers {
 		if !e.started() {
 			f.run(ctx, e)
@@ -260,16 +304,21 @@ func (f *Factory[T]) Start(ctx context.Context) {
 	}
 }
 
-// run starts one informer; f.mu must be held.
+// run starts one informer; f.mu must be held. An informer its caller ran by
+// hand already is only marked started: its Run returns at once.
 func (f *Factory[T]) run(ctx context.Context, e *entry[T]) {
 	runCtx, cancel := context.WithCancel(ctx)
 	e.cancel = cancel
 	e.done = make(chan struct{})
-	f.wg.Go(func() {
+	f.live[e] = struct{}{}
+	go func() {
 		defer close(e.done)
 		defer cancel()
 		e.informer.Run(runCtx)
-	})
+		f.mu.Lock()
+		delete(f.live, e)
+		f.mu.Unlock()
+	}()
 }
 
 // WaitForCacheSync waits until every started informer has synced, or ctx
@@ -285,7 +334,7 @@ func (f *Factory[T]) WaitForCacheSync(ctx context.Context) map[schema.GroupVersi
 	started := f.startedInformers()
 	synced := make(map[schema.GroupVersionResource]bool, len(started))
 	for gvr, e := range started {
-		synced[gvr] = waitForSync(ctx, e)
+		synced[gvr] = waitForSync(ctx, e.informer)
 	}
 	return synced
 }
@@ -306,7 +355,7 @@ func (f *Factory[T]) WaitForCacheSyncError(ctx context.Context) error {
 	}
 	var unsynced []Status
 	for gvr, e := range f.startedInformers() {
-		if !waitForSync(ctx, e) {
+		if !waitForSync(ctx, e.informer) {
 			status := e.informer.Status()
 			status.GVR = gvr
 			unsynced = append(unsynced, status)
@@ -330,14 +379,15 @@ func (f *Factory[T]) startedInformers() map[schema.GroupVersionResource]*entry[T
 	return started
 }
 
-func waitForSync[T Object](ctx context.Context, e *entry[T]) bool {
-	synced := e.informer.Informer().HasSyncedChecker().Done()
+// waitForSync waits until the informer's cache is filled, it stops, or ctx
+// ends, and reports whether the cache was filled.
+func waitForSync[T Object](ctx context.Context, i *informer[T]) bool {
+	synced := i.shared.HasSyncedChecker().Done()
 	select {
 	case <-synced:
 		return true
 	case <-ctx.Done():
-	case <-e.done:
-	case <-e.stoppedState():
+	case <-i.machine.stoppedChan():
 	}
 	// select picks at random among ready cases: look once more.
 	select {
@@ -349,20 +399,24 @@ func waitForSync[T Object](ctx context.Context, e *entry[T]) bool {
 }
 
 // Shutdown stops every informer the Factory started and returns when all
-// their goroutines have ended. After Shutdown, Start does nothing. It may be
-// called any number of times, also concurrently.
+// their goroutines have ended; called from one of its informers' callbacks,
+// it does not wait for that informer, which ends when the callback returns.
+// After Shutdown, Start does nothing. It may be called any number of
+// times, also concurrently.
 //
 // Unlike client-go's factories, whose Shutdown only waits for the stop
 // channel given to Start to close, Shutdown stops the informers itself.
+// Informers run by hand (Informer().Run) run until their caller stops them.
 func (f *Factory[T]) Shutdown() {
 	f.mu.Lock()
 	f.shuttingDown = true
-	for _, e := range f.informers {
-		e.cancelIfStarted()
-	}
-	for _, e := range f.retired {
-		e.cancelIfStarted()
+	all := make([]*entry[T], 0, len(f.live))
+	for e := range f.live {
+		all = append(all, e)
 	}
 	f.mu.Unlock()
-	f.wg.Wait()
+	for _, e := range all {
+		e.cancelIfStarted()
+	}
+	waitForEnd(all, goid.ID())
 }

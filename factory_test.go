@@ -262,32 +262,57 @@ func TestFactorySharesOneInformerPerGVR(t *testing.T) {
 	}
 }
 
-// TestFactoryStartTwice checks that Start is idempotent and that a second
-// Start runs only the informers added since.
+// TestFactoryStartTwice checks that Start is idempotent, and when an
+// informer asked for after Start runs: at once by default (an informer
+// asked for late is never left unstarted, kubernetes #92777), at the next
+// Start with WithDeferredStart, as client-go's factories do.
 func TestFactoryStartTwice(t *testing.T) {
-	client := newDynamicClient(t, "testdata/configmaps.yaml", "testdata/widgets.yaml")
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
-	defer factory.Shutdown()
-	ctx, cancel := testContext(t)
-	defer cancel()
+	tests := []struct {
+		name string
+		opts []generic.Option
+		// wantSyncedBeforeStart: the late informer syncs with no second Start.
+		wantSyncedBeforeStart bool
+	}{
+		{name: "default: runs at once", wantSyncedBeforeStart: true},
+		{name: "WithDeferredStart: runs at the next Start", opts: []generic.Option{generic.WithDeferredStart()}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			client := newDynamicClient(t, "testdata/configmaps.yaml", "testdata/widgets.yaml")
+			factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, tc.opts...)
+			defer factory.Shutdown()
+			ctx, cancel := testContext(t)
+			defer cancel()
 
-	configMaps := factory.ForResource(configMapsGVR)
-	factory.Start(ctx)
-	factory.Start(ctx)
-	if diff := cmp.Diff(map[schema.GroupVersionResource]bool{configMapsGVR: true}, factory.WaitForCacheSync(ctx)); diff != "" {
-		t.Fatalf("first sync (-want +got):\n%s", diff)
-	}
-	widgets := factory.ForResource(widget.GVR)
-	if widgets.HasSynced() {
-		t.Fatal("an informer added after Start runs before the next Start")
-	}
-	factory.Start(ctx)
-	want := map[schema.GroupVersionResource]bool{configMapsGVR: true, widget.GVR: true}
-	if diff := cmp.Diff(want, factory.WaitForCacheSync(ctx)); diff != "" {
-		t.Fatalf("second sync (-want +got):\n%s", diff)
-	}
-	if !configMaps.HasSynced() || !widgets.HasSynced() {
-		t.Error("informers not synced")
+			configMaps := factory.ForResource(configMapsGVR)
+			factory.Start(ctx)
+			factory.Start(ctx)
+			if diff := cmp.Diff(map[schema.GroupVersionResource]bool{configMapsGVR: true}, factory.WaitForCacheSync(ctx)); diff != "" {
+				t.Fatalf("first sync (-want +got):\n%s", diff)
+			}
+			widgets := factory.ForResource(widget.GVR)
+			want := map[schema.GroupVersionResource]bool{configMapsGVR: true, widget.GVR: true}
+			if !tc.wantSyncedBeforeStart {
+				if widgets.HasSynced() || widgets.Status().State != generic.NotStarted {
+					t.Fatalf("the late informer runs before the next Start: %v", widgets.Status().State)
+				}
+				want = map[schema.GroupVersionResource]bool{configMapsGVR: true}
+			}
+			if diff := cmp.Diff(want, factory.WaitForCacheSync(ctx)); diff != "" {
+				t.Fatalf("sync before a second Start (-want +got):\n%s", diff)
+			}
+			if err := factory.WaitForCacheSyncError(ctx); tc.wantSyncedBeforeStart && err != nil {
+				t.Fatalf("WaitForCacheSyncError = %v", err)
+			}
+			factory.Start(ctx)
+			want = map[schema.GroupVersionResource]bool{configMapsGVR: true, widget.GVR: true}
+			if diff := cmp.Diff(want, factory.WaitForCacheSync(ctx)); diff != "" {
+				t.Fatalf("second sync (-want +got):\n%s", diff)
+			}
+			if !configMaps.HasSynced() || !widgets.HasSynced() {
+				t.Error("informers not synced")
+			}
+		})
 	}
 }
 

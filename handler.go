@@ -2,6 +2,9 @@ package generic
 
 import (
 	"fmt"
+	"sync/atomic"
+
+	"github.com/generic-informers/generic/internal/goid"
 
 	"k8s.io/client-go/tools/cache"
 )
@@ -17,9 +20,23 @@ import (
 type typedHandler[T Object] struct {
 	handler cache.TypedResourceEventHandler[T]
 	report  func(error)
+	// goroutines records the goroutine client-go runs this handler on (one
+	// for the handler's life), at its first event, so that a Release or
+	// Shutdown made from the handler does not wait for the handler.
+	goroutines *callbackGoroutines
+	registered atomic.Bool
+}
+
+// enter records the handler's goroutine once.
+func (h *typedHandler[T]) enter() {
+	if !h.registered.Load() {
+		h.registered.Store(true)
+		h.goroutines.add(goid.ID())
+	}
 }
 
 func (h *typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
+	h.enter()
 	t, ok := obj.(T)
 	if !ok {
 		h.report(unexpectedEventType[T]("add", obj))
@@ -29,6 +46,7 @@ func (h *typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
 }
 
 func (h *typedHandler[T]) OnUpdate(oldObj, newObj any) {
+	h.enter()
 	oldT, okOld := oldObj.(T)
 	newT, okNew := newObj.(T)
 	if !okOld || !okNew {
@@ -43,6 +61,7 @@ func (h *typedHandler[T]) OnUpdate(oldObj, newObj any) {
 // gone), the last state it had cached, with FinalStateUnknown holding the
 // tombstone.
 func (h *typedHandler[T]) OnDelete(obj any) {
+	h.enter()
 	switch o := obj.(type) {
 	case T:
 		h.handler.OnDelete(cache.DeletedObject[T]{OptionalObj: o})

@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -56,18 +57,25 @@ type Informer[T Object] interface {
 
 // NewInformer returns an Informer[T] that lists and watches gvr through lw.
 //
-// convert, when not nil, turns each object lw delivers into T once, as it is
-// ingested; objects it rejects are reported and skipped (see Converter).
-// With a nil convert, lw must deliver T itself, as a typed REST client or,
-// for T = *unstructured.Unstructured, the dynamic client does; the reflector
-// drops anything else, as client-go's does.
+// Every object lw delivers reaches the cache through the one ingest path
+// (see Converter): convert turns it into T once, as it is ingested; a nil
+// convert is Identity[T], for an lw that delivers T itself, as a typed REST
+// client or, for T = *unstructured.Unstructured, the dynamic client does.
+// Objects that are not T, nil, or could not be decoded (*Undecodable) are
+// reported to the ErrorHandler as *ConversionError and skipped; they never
+// reach the cache.
 //
 // Of the Options, all but WithNamespace and WithTweakListOptions apply;
 // those are lw's business.
 // Most callers get informers from a Factory instead.
 func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], opts ...Option) Informer[T] {
-	o := resolveOptions(opts)
-	i := &informer[T]{gvr: gvr, errorHandler: o.errorHandler, status: newStatusTracker(gvr, o.stateHandler)}
+	return newInformer(lw, gvr, convert, resolveOptions(opts))
+}
+
+func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options) *informer[T] {
+	i := &informer[T]{gvr: gvr, errorHandler: o.errorHandler}
+	i.callbacks = newCallbacks(&i.callbackGoroutines)
+	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
 
@@ -76,18 +84,20 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if newT != nil {
 		example = newT()
 	}
-	if lw == nil {
+	if lw == nil || isNilPointer(lw) {
 		lw = FailingListerWatcher(errors.New("generic: nil ListerWatcher"))
 	}
-	if convert != nil {
-		lw = newIngest(lw, gvr, convert, newT, i.cached, i.errorHandler, &i.goroutines)
+	if convert == nil {
+		convert = Identity[T]()
 	}
-	lw = newServedGuard(lw, i.status, i.HasSynced, i.lastResourceVersion, bookmarkOf(newT), o.stopWhenGone, &i.goroutines)
+	lw = newIngest(lw, gvr, convert, newT, i.reportFrom, &i.goroutines)
+	lw = newServedGuard(lw, i.machine, bookmarkOf(newT), o.stopWhenGone, &i.goroutines)
 	i.shared = cache.NewSharedIndexInformerWithOptions(lw, example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
 	})
+	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run}
 	// The informer has not started, so these cannot fail.
 	if transform := o.storeTransform(); transform != nil {
 		_ = i.shared.SetTransform(i.guardTransform(transform))
@@ -98,11 +108,17 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 }
 
 type informer[T Object] struct {
-	shared       cache.SharedIndexInformer
+	shared cache.SharedIndexInformer
+	// tracked is shared as Informer() hands it out: its Run is ours.
+	tracked      *runTracked
 	lister       Lister[T]
 	gvr          schema.GroupVersionResource
 	errorHandler ErrorHandler
-	status       *statusTracker
+	machine      *stateMachine
+	// callbacks runs the StateHandler and ErrorHandler calls, in order,
+	// off the informer's own goroutines.
+	callbacks          *callbacks
+	callbackGoroutines callbackGoroutines
 	// lastLogged is the last list or watch error logged, so that a failure
 	// that repeats is logged once, not at every retry.
 	lastLogged atomic.Pointer[string]
@@ -113,12 +129,24 @@ type informer[T Object] struct {
 	// ran is set by the first Run; later ones only let client-go refuse.
 	ran atomic.Bool
 	// goroutines counts the goroutines of the watches our ListerWatchers
-	// made and of deferred error reports; Run waits for them, so that
-	// nothing it started outlives it.
+	// made; Run waits for them, so that nothing it started outlives it.
 	goroutines sync.WaitGroup
 }
 
-func (i *informer[T]) Informer() cache.SharedIndexInformer { return i.shared }
+// runTracked is the informer's cache.SharedIndexInformer as handed out by
+// Informer(): running it by hand (Informer().Run(stopCh), as client-go
+// users do) runs the Informer[T], so that its State, and the Factory that
+// shares it, know it is running and when it stops.
+type runTracked struct {
+	cache.SharedIndexInformer
+	run func(context.Context)
+}
+
+func (r *runTracked) Run(stopCh <-chan struct{}) { r.run(wait.ContextForChannel(stopCh)) }
+
+func (r *runTracked) RunWithContext(ctx context.Context) { r.run(ctx) }
+
+func (i *informer[T]) Informer() cache.SharedIndexInformer { return i.tracked }
 
 func (i *informer[T]) Lister() Lister[T] { return i.lister }
 
@@ -126,18 +154,23 @@ func (i *informer[T]) HasSynced() bool { return i.shared.HasSynced() }
 
 func (i *informer[T]) GroupVersionResource() schema.GroupVersionResource { return i.gvr }
 
+// Status reports the informer's Status. It changes nothing: the State is
+// the state machine's, except that a cache filled a moment before the
+// machine heard of it already reads Synced, so that Status agrees with
+// HasSynced.
 func (i *informer[T]) Status() Status {
-	// The first sync is also noticed here, so that Status agrees with
-	// HasSynced as soon as HasSynced turns true.
-	if i.status.get().State == Syncing && i.shared.HasSynced() {
-		i.status.firstSync()
+	s := i.machine.get()
+	if s.State == Syncing && i.shared.HasSynced() {
+		s.State = Synced
 	}
-	return i.status.get()
+	return s
 }
 
-// Run runs the shared informer, and tracks its first sync and its end in
-// its Status. It returns when ctx has ended and every goroutine it started
-// (the reflector's, the handlers', the watches') has ended.
+// Run runs the shared informer, and tells the state machine when it starts,
+// when its cache is first filled and when it stops. It returns when ctx
+// has ended and every goroutine it started (the reflector's, the
+// handlers', the watches', the callbacks') has ended. An informer runs
+// once: a later Run returns at once, as client-go's does.
 func (i *informer[T]) Run(ctx context.Context) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -147,25 +180,46 @@ func (i *informer[T]) Run(ctx context.Context) {
 		return
 	}
 	i.runCtx.Store(&ctx)
+	i.machine.fire(evRun, nil)
 	ctx, cancel := context.WithCancel(ctx)
-	var syncWatch sync.WaitGroup
-	syncWatch.Go(func() {
+	var filled sync.WaitGroup
+	filled.Go(func() {
 		select {
 		case <-i.shared.HasSyncedChecker().Done():
-			i.status.firstSync()
+			i.machine.fire(evCacheFilled, nil)
 		case <-ctx.Done():
 		}
 	})
 	i.shared.RunWithContext(ctx)
 	cancel()
-	syncWatch.Wait()
+	filled.Wait()
 	// The reflector has returned, so no watch is made any more, and the
 	// ones it made end with ctx.
 	i.goroutines.Wait()
-	i.status.set(Stopped, i.status.get().LastError)
+	i.machine.fire(evStopped, nil)
+	i.callbacks.wait()
 }
 
-func (i *informer[T]) lastResourceVersion() string { return i.shared.LastSyncResourceVersion() }
+// running reports whether the informer's Run has been called and the
+// informer has not stopped.
+func (i *informer[T]) running() bool {
+	return i.ran.Load() && !i.stopped()
+}
+
+// stopped reports whether the informer has stopped, or will make no more
+// requests (WithStopWhenNotServed), whoever ran it.
+func (i *informer[T]) stopped() bool {
+	select {
+	case <-i.machine.stoppedChan():
+		return true
+	default:
+		return i.shared.IsStopped()
+	}
+}
+
+// isCallbackGoroutine reports whether goroutine id runs the informer's
+// handlers or callbacks.
+func (i *informer[T]) isCallbackGoroutine(id uint64) bool { return i.callbackGoroutines.has(id) }
 
 // watchError is the reflector's WatchErrorHandler: client-go's default
 // logging, except that a failure that repeats is logged once (at V(4)
@@ -193,7 +247,7 @@ func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T]
 	default:
 		return nil, fmt.Errorf("generic: at most one HandlerOptions may be passed, got %d", len(options))
 	}
-	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report}, o)
+	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, goroutines: &i.callbackGoroutines}, o)
 }
 
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
@@ -227,7 +281,7 @@ func (i *informer[T]) guardTransform(transform cache.TransformFunc) cache.Transf
 		if t, ok := out.(T); ok && !isNilPointer(t) {
 			return out, nil
 		}
-		i.reportLater(fmt.Errorf("generic: the transform of %s %q returned %T: %w; the object is stored untransformed",
+		i.report(fmt.Errorf("generic: the transform of %s %q returned %T: %w; the object is stored untransformed",
 			i.gvr, keyOf(obj), out, ErrUnexpectedType))
 		return obj, nil
 	}
@@ -246,7 +300,7 @@ func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
 		guarded[name] = func(obj any) ([]string, error) {
 			values, err := fn(obj)
 			if err != nil {
-				i.reportLater(&IndexError{Index: name, Key: keyOf(obj), Err: err})
+				i.report(&IndexError{Index: name, Key: keyOf(obj), Err: err})
 				return nil, nil
 			}
 			return values, nil
@@ -255,17 +309,15 @@ func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
 	return guarded
 }
 
-func (i *informer[T]) report(err error) { i.errorHandler(*i.runCtx.Load(), err) }
+// report hands err to the ErrorHandler, with the context of Run.
+func (i *informer[T]) report(err error) { i.reportFrom(*i.runCtx.Load(), err) }
 
-// reportLater reports err from another goroutine, which Run waits for: an
-// index function runs with the cache locked, and an ErrorHandler that reads
-// the cache would wait for it forever.
-func (i *informer[T]) reportLater(err error) { i.goroutines.Go(func() { i.report(err) }) }
-
-// cached returns the object the cache holds under key.
-func (i *informer[T]) cached(key string) (any, bool) {
-	obj, exists, err := i.shared.GetIndexer().GetByKey(key)
-	return obj, exists && err == nil
+// reportFrom hands err to the ErrorHandler, with ctx (which carries the
+// logger), on the informer's callbacks goroutine: never on the goroutine
+// that met the error, which may hold the cache's lock (index functions) or
+// be one that Release and Shutdown wait for.
+func (i *informer[T]) reportFrom(ctx context.Context, err error) {
+	i.callbacks.enqueue(func() { i.errorHandler(ctx, err) })
 }
 
 // keyOf is the cache key of obj, tombstones included, or "" if it has none.

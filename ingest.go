@@ -3,6 +3,7 @@ package generic
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 
@@ -16,24 +17,33 @@ import (
 	"k8s.io/client-go/util/watchlist"
 )
 
-// ingest converts, once, every object a ListerWatcher delivers into T, so
-// that the reflector, the cache and the handlers only ever see T.
+// ingest is the one path by which every informer's objects reach its
+// cache, whatever the source: it turns each object a ListerWatcher delivers
+// into T, once, so that the reflector, the cache and the handlers only ever
+// see T.
+//
+// Its contract, the same for a typed REST client, the dynamic client, the
+// metadata client or a typed view of a dynamic feed:
+//   - per item: an object that cannot be decoded (an *Undecodable from the
+//     source) or converted, or is nil, is reported as a *ConversionError
+//     naming the resource, its namespace/name where they can be read, and
+//     the cause, and left out; every other object of the list or watch goes
+//     on, and the informer syncs;
+//   - a watch event whose object is bad is skipped and the watch goes on;
+//     if the object was known, it leaves the cache as a delete carrying its
+//     last good state, taken from the ingest's own record of what it
+//     delivered (lastGood), never from the cache, which lags the queue.
 //
 // Conversion happens here rather than in the informer's TransformFunc
 // because client-go fails a whole Replace (the initial list, every relist)
-// when the transform fails on one object: one malformed object would keep
-// the informer from ever syncing. Here a rejected object is reported as a
-// *ConversionError and left out, and everything else goes on.
+// when the transform fails on one object.
 type ingest[T Object] struct {
 	inner   cache.ListerWatcherWithContext
 	gvr     schema.GroupVersionResource
 	convert Converter[T]
 	newT    func() T
-	// cached returns what the cache holds under key: an object that turns
-	// unconvertible in a watch event leaves the cache as a delete of its
-	// last good state.
-	cached func(key string) (any, bool)
-	report func(ctx context.Context, err error)
+	report  func(ctx context.Context, err error)
+	record  *lastGood[T]
 	// goroutines counts the goroutines of the watches it made, so that the
 	// informer's Run returns only after they have ended.
 	goroutines *sync.WaitGroup
@@ -41,10 +51,15 @@ type ingest[T Object] struct {
 	// that the reflector's WatchList decision is the one client-go would
 	// make without us in between.
 	watchListUnsupported bool
+
+	// listing collects the objects of a paged list until its last page.
+	mu      sync.Mutex
+	listing map[objectKey]T
 }
 
 var (
 	errNoName    = errors.New("object has no name")
+	errNilObject = errors.New("the source delivered a nil object")
 	errNilResult = errors.New("converter returned no object and no error")
 	// errNilWatch is a ListerWatcher's Watch that returned neither a watch
 	// nor an error; the reflector would panic on it.
@@ -56,15 +71,15 @@ var (
 	_ cache.ListerWatcherWithContext = (*ingest[*metav1.PartialObjectMetadata])(nil)
 )
 
-func newIngest[T Object](inner cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], newT func() T, cached func(string) (any, bool), report func(context.Context, error), goroutines *sync.WaitGroup) *ingest[T] {
+func newIngest[T Object](inner cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], newT func() T, report func(context.Context, error), goroutines *sync.WaitGroup) *ingest[T] {
 	return &ingest[T]{
 		goroutines:           goroutines,
 		inner:                cache.ToListerWatcherWithContext(inner),
 		gvr:                  gvr,
 		convert:              convert,
 		newT:                 newT,
-		cached:               cached,
 		report:               report,
+		record:               newLastGood[T](),
 		watchListUnsupported: watchlist.DoesClientNotSupportWatchListSemantics(inner),
 	}
 }
@@ -83,19 +98,20 @@ func (in *ingest[T]) Watch(options metav1.ListOptions) (watch.Interface, error) 
 
 // ListWithContext lists one page and converts its items. The page's
 // ListMeta (resourceVersion, continue token) is kept, so client-go's pager
-// and reflector treat the result as the original list.
+// and reflector treat the result as the original list. The last page of a
+// list replaces the record of last good states.
 func (in *ingest[T]) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 	list, err := in.inner.ListWithContext(ctx, options)
 	if err != nil {
 		return nil, err
 	}
-	listMeta, err := meta.ListAccessor(list)
+	listMeta, err := metaOfList(list)
 	if err != nil {
 		return nil, err
 	}
 	items, err := meta.ExtractListWithAlloc(list)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("generic: list of %s: %w", in.gvr, err)
 	}
 	out := &metainternalversion.List{
 		ListMeta: metav1.ListMeta{
@@ -105,12 +121,28 @@ func (in *ingest[T]) ListWithContext(ctx context.Context, options metav1.ListOpt
 		},
 		Items: make([]runtime.Object, 0, len(items)),
 	}
+	page := in.listPage(options.Continue == "", len(items))
 	for _, item := range items {
-		if t, ok := in.convertOne(ctx, item); ok {
+		if key, t, ok := in.convertOne(ctx, item); ok {
 			out.Items = append(out.Items, t)
+			page[key] = t
 		}
 	}
+	if out.Continue == "" {
+		in.record.replace(page)
+	}
 	return out, nil
+}
+
+// listPage returns the map that collects the objects of the list a page
+// belongs to; the first page starts a new one.
+func (in *ingest[T]) listPage(first bool, size int) map[objectKey]T {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if first || in.listing == nil {
+		in.listing = make(map[objectKey]T, size)
+	}
+	return in.listing
 }
 
 func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
@@ -118,17 +150,23 @@ func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOp
 	if err != nil {
 		return nil, err
 	}
-	if w == nil {
+	if w == nil || isNilPointer(w) {
 		return nil, errNilWatch
 	}
-	return newConvertingWatch(ctx, in.goroutines, w, func(event watch.Event) (watch.Event, bool) {
-		return in.convertEvent(ctx, event)
+	stream := &watchStream[T]{in: in, generation: in.record.current()}
+	if options.SendInitialEvents != nil && *options.SendInitialEvents {
+		stream.initial = map[objectKey]T{}
+	}
+	return newConvertingWatch(ctx, in.goroutines, w, func(event watch.Event) (watch.Event, func(), bool) {
+		return stream.convert(ctx, event)
 	}), nil
 }
 
-func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (T, bool) {
-	t, err := in.convert(obj)
+// convertOne converts one object of a list or watch, reporting a bad one.
+func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (objectKey, T, bool) {
 	var zero T
+	key := keyOfSource(obj)
+	t, err := in.safeConvert(obj)
 	switch {
 	case err != nil:
 	case t == zero || isNilPointer(t):
@@ -139,79 +177,166 @@ func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (T, boo
 		err = errNoName
 	}
 	if err != nil {
-		in.report(ctx, &ConversionError{GVR: in.gvr, Key: keyOf(obj), Err: err})
-		return t, false
+		in.report(ctx, &ConversionError{GVR: in.gvr, Key: key.String(), Err: err})
+		return key, zero, false
 	}
-	return t, true
+	return objectKey{namespace: t.GetNamespace(), name: t.GetName()}, t, true
 }
 
-// convertEvent converts the object of one watch event. Errors pass through
-// untouched (their object is a *metav1.Status). Bookmarks only carry a
-// resourceVersion and annotations, which are copied to a new T. An object
-// that fails to convert is skipped; if the cache holds a good state of it,
-// that state leaves the cache as a delete: a relist would drop it anyway,
-// and serving an outdated object is worse than serving none.
-func (in *ingest[T]) convertEvent(ctx context.Context, event watch.Event) (watch.Event, bool) {
+// safeConvert calls the Converter on what a source delivered; nil objects,
+// Undecodable ones and a panicking Converter are errors.
+func (in *ingest[T]) safeConvert(obj runtime.Object) (t T, err error) {
+	if obj == nil || isNilPointer(obj) {
+		return t, errNilObject
+	}
+	if u, ok := obj.(*Undecodable); ok {
+		return t, u.Err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("converter panicked: %v", r)
+		}
+	}()
+	return in.convert(obj)
+}
+
+// keyOfSource reads the namespace and name of what a source delivered,
+// without trusting it to be whole: a nil object, or one whose metadata
+// cannot be read, has the zero key.
+func keyOfSource(obj runtime.Object) objectKey {
+	if obj == nil || isNilPointer(obj) {
+		return objectKey{}
+	}
+	if u, ok := obj.(*Undecodable); ok {
+		return objectKey{namespace: u.Namespace, name: u.Name}
+	}
+	if m, ok := obj.(metav1.Object); ok {
+		return objectKey{namespace: m.GetNamespace(), name: m.GetName()}
+	}
+	return objectKey{}
+}
+
+// watchStream converts the events of one watch.
+type watchStream[T Object] struct {
+	in *ingest[T]
+	// generation is the record's generation this watch works in.
+	generation uint64
+	// initial collects the objects of a WatchList stream's initial events,
+	// until the bookmark that ends them; nil for a plain watch.
+	initial map[objectKey]T
+}
+
+// convert converts the object of one watch event. It returns the event to
+// deliver, what to record once it is delivered, and false to skip it.
+// Errors pass through untouched (their object is a *metav1.Status).
+func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.Event, func(), bool) {
 	switch event.Type {
 	case watch.Error:
-		return event, true
+		return event, nil, true
 	case watch.Bookmark:
-		return in.convertBookmark(ctx, event)
+		return s.convertBookmark(ctx, event)
 	}
-	if t, ok := in.convertOne(ctx, event.Object); ok {
+	key, t, ok := s.in.convertOne(ctx, event.Object)
+	if ok {
 		event.Object = t
-		return event, true
+		if event.Type == watch.Deleted {
+			return event, func() { s.remove(key) }, true
+		}
+		return event, func() { s.set(key, t) }, true
 	}
-	if event.Type == watch.Added {
-		return event, false
+	last, known := s.get(key)
+	if !known {
+		return event, nil, false
 	}
-	last, ok := in.cached(keyOf(event.Object))
-	if !ok {
-		return event, false
-	}
-	lastT, ok := last.(T)
-	if !ok {
-		return event, false
-	}
-	return watch.Event{Type: watch.Deleted, Object: lastT}, true
+	// The object is known and is now bad: serving its outdated state is
+	// worse than serving none, and a relist would drop it anyway.
+	return watch.Event{Type: watch.Deleted, Object: last}, func() { s.remove(key) }, true
 }
 
-func (in *ingest[T]) convertBookmark(ctx context.Context, event watch.Event) (watch.Event, bool) {
-	if _, ok := event.Object.(T); ok {
-		return event, true
+func (s *watchStream[T]) set(key objectKey, t T) {
+	if s.initial != nil {
+		s.initial[key] = t
+		return
 	}
+	s.in.record.set(s.generation, key, t)
+}
+
+func (s *watchStream[T]) remove(key objectKey) {
+	if s.initial != nil {
+		delete(s.initial, key)
+		return
+	}
+	s.in.record.remove(s.generation, key)
+}
+
+func (s *watchStream[T]) get(key objectKey) (T, bool) {
+	if s.initial != nil {
+		t, ok := s.initial[key]
+		return t, ok
+	}
+	return s.in.record.get(s.generation, key)
+}
+
+// convertBookmark passes a bookmark on as a T (bookmarks carry only a
+// resourceVersion and annotations). The bookmark that ends a WatchList
+// stream's initial events makes them the record.
+func (s *watchStream[T]) convertBookmark(ctx context.Context, event watch.Event) (watch.Event, func(), bool) {
 	from, err := meta.Accessor(event.Object)
-	if err == nil && in.newT == nil {
-		err = unexpectedType[T](in.gvr.GroupResource(), event.Object)
+	if err == nil && isNilPointer(event.Object) {
+		err = errNilObject
 	}
 	if err != nil {
-		in.report(ctx, &ConversionError{GVR: in.gvr, Err: err})
-		return event, false
+		s.in.report(ctx, &ConversionError{GVR: s.in.gvr, Err: fmt.Errorf("bookmark: %w", err)})
+		return event, nil, false
 	}
-	bookmark := in.newT()
+	var commit func()
+	if s.initial != nil && from.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
+		commit = func() {
+			s.generation = s.in.record.replace(s.initial)
+			s.initial = nil
+		}
+	}
+	if _, ok := event.Object.(T); ok {
+		return event, commit, true
+	}
+	if s.in.newT == nil {
+		s.in.report(ctx, &ConversionError{GVR: s.in.gvr, Err: unexpectedType[T](s.in.gvr.GroupResource(), event.Object)})
+		return event, nil, false
+	}
+	bookmark := s.in.newT()
 	bookmark.SetResourceVersion(from.GetResourceVersion())
 	bookmark.SetAnnotations(from.GetAnnotations())
 	event.Object = bookmark
-	return event, true
+	return event, commit, true
+}
+
+// metaOfList returns a list's ListMeta, or an error naming what the source
+// returned instead of a list.
+func metaOfList(list runtime.Object) (meta.List, error) {
+	if list == nil || isNilPointer(list) {
+		return nil, errors.New("generic: the source's List returned no list and no error")
+	}
+	return meta.ListAccessor(list)
 }
 
 // convertingWatch applies a function to every event of a watch.
 //
-// It is apimachinery's watch.Filter with two differences that matter to us:
-// its goroutine also ends when Stop is called while nobody reads the result
-// channel (the reflector stops a watch without draining it), where
-// watch.Filter's goroutine would block on its send forever; and it ends when
+// It is apimachinery's watch.Filter with three differences that matter to
+// us: its goroutine also ends when Stop is called while nobody reads the
+// result channel (the reflector stops a watch without draining it), where
+// watch.Filter's goroutine would block on its send forever; it ends when
 // the watch's context does, counted in a WaitGroup that the informer's Run
-// waits for.
+// waits for; and what an event changes in the ingest's record is committed
+// only once the event has been delivered.
 type convertingWatch struct {
 	inner    watch.Interface
-	convert  func(watch.Event) (watch.Event, bool)
+	convert  func(watch.Event) (watch.Event, func(), bool)
 	result   chan watch.Event
 	stopped  chan struct{}
 	stopOnce sync.Once
 }
 
-func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, inner watch.Interface, convert func(watch.Event) (watch.Event, bool)) *convertingWatch {
+func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, inner watch.Interface, convert func(watch.Event) (watch.Event, func(), bool)) *convertingWatch {
 	w := &convertingWatch{
 		inner:   inner,
 		convert: convert,
@@ -248,12 +373,15 @@ func (w *convertingWatch) loop(ctx context.Context) {
 			w.Stop()
 			return
 		}
-		out, keep := w.convert(event)
+		out, commit, keep := w.convert(event)
 		if !keep {
 			continue
 		}
 		select {
 		case w.result <- out:
+			if commit != nil {
+				commit()
+			}
 		case <-w.stopped:
 			return
 		case <-ctx.Done():
@@ -263,8 +391,8 @@ func (w *convertingWatch) loop(ctx context.Context) {
 	}
 }
 
-// isNilPointer reports whether v, of an interface type T such as
-// typed.Object, holds a nil pointer, which t == zero does not catch.
+// isNilPointer reports whether v holds a nil pointer (a typed nil in an
+// interface), which v == nil does not catch.
 func isNilPointer(v any) bool {
 	rv := reflect.ValueOf(v)
 	return rv.Kind() == reflect.Pointer && rv.IsNil()

@@ -39,6 +39,7 @@ type options struct {
 	stateHandler     StateHandler
 	stopWhenGone     bool
 	stripManaged     bool
+	deferredStart    bool
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as
@@ -117,12 +118,24 @@ func WithStateHandler(handler StateHandler) Option {
 // no longer served (404 Not Found, as when its CRD is deleted): they deliver
 // a delete for every object they had, then make no more requests and report
 // State Stopped. By default they keep probing, with backoff, and relist by
-// themselves when the resource is served again. A Factory replaces a stopped
+// themselves when the resource is served again. A resource that was never
+// listed (its CRD not installed yet) is NotServed and probed either way:
+// only a resource that goes away stops the informer. A Factory replaces a stopped
 // informer with a fresh one at the next ForResource, and lets the old one
 // run on, idle, until its handlers may have had every delete (see
 // Factory.ForResource).
 func WithStopWhenNotServed() Option {
 	return func(o *options) { o.stopWhenGone = true }
+}
+
+// WithDeferredStart makes a Factory run the informers asked for after Start
+// only at the next Start, as client-go's shared informer factories do. By
+// default they run at once, under the context of the last Start, so that
+// an informer asked for late is never left unstarted (kubernetes #92777).
+// The drop-in packages (unstructured, metadata) use it to keep client-go's
+// behaviour exactly.
+func WithDeferredStart() Option {
+	return func(o *options) { o.deferredStart = true }
 }
 
 // resolveOptions is the one place that applies Options over the defaults.

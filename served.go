@@ -2,6 +2,7 @@ package generic
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
@@ -16,43 +18,51 @@ import (
 )
 
 // servedGuard stands between an informer's reflector and its ListerWatcher
-// and deals with a resource the server stops serving (404 Not Found: a CRD
-// deleted, an API group removed), which client-go leaves to the reflector:
-// it retries and logs forever and keeps serving the objects it had.
+// and deals with a resource the server stops serving (a CRD deleted, an API
+// group removed), which client-go leaves to the reflector: it retries and
+// logs forever and keeps serving the objects it had.
 //
-// On a 404 the guard records the NotServed state and, if the cache holds
-// objects from before, answers the reflector's relist itself with an empty
-// list (or an empty WatchList stream): the informer delivers a delete, with
-// the last known state, for every object it had. It then parks the
-// reflector's watch and probes the server with a small list, with backoff
-// from notServedProbeInitial to notServedProbeMax, logging only the changes
-// of state. When a probe finds the resource served again, the parked watch
-// ends with 410 Gone and the reflector relists by itself.
+// It decides from the server's answers only, never from the cache: a list
+// answered 404 Not Found means the collection does not exist, which, once
+// the server has listed it before, the guard passes on as the empty list it
+// now is (the informer delivers a delete, with the last known state, for
+// every object it had). Before any list succeeded, the 404 is returned as
+// it is, and the informer does not sync. A watch answered 404 is returned
+// as it is too: the reflector relists, and the list's answer decides
+// (a watch can fail while the resource is served).
 //
-// Everything else passes through: the guard costs one function call per
-// list or watch request, nothing per event.
+// While a list is answered 404, the guard parks the reflector's watches and
+// probes the server with a small list, with wait.Backoff from
+// notServedProbeInitial to notServedProbeMax, logging only the changes.
+// When a probe finds the resource served again, the parked watch ends with
+// 410 Gone and the reflector relists by itself.
+//
+// It reports what the server answered to the informer's stateMachine.
+// Everything else passes through: one function call per request, nothing
+// per event.
 type servedGuard struct {
 	inner                cache.ListerWatcherWithContext
 	watchListUnsupported bool
-	status               *statusTracker
-	// hasSynced reports whether the informer's cache has been filled once:
-	// only then does an empty answer have deletes to deliver.
-	hasSynced func() bool
-	// lastResourceVersion is the informer's, for the empty answers.
-	lastResourceVersion func() string
+	machine              *stateMachine
 	// bookmark makes the end-of-initial-events bookmark of an empty
 	// WatchList stream, of the informer's type; false if it cannot.
 	bookmark func(resourceVersion string) (runtime.Object, bool)
-	// stopForGood: after the deletes, make no more requests.
+	// stopForGood: once a resource the server listed is not served, deliver
+	// the deletes, then make no more requests. A resource never listed
+	// (a CRD not installed yet) is probed as usual.
 	stopForGood bool
 	// goroutines counts the goroutines of parked watches, so that the
 	// informer's Run returns only after they have ended.
 	goroutines *sync.WaitGroup
 
-	mu        sync.Mutex
-	notServed bool
-	delay     time.Duration
-	nextProbe time.Time
+	mu sync.Mutex
+	// listed: the server has answered a list of the whole resource.
+	listed bool
+	// resourceVersion is of the last list the server answered.
+	resourceVersion string
+	notServed       bool
+	backoff         wait.Backoff
+	nextProbe       time.Time
 }
 
 // Probe backoff while a resource is not served: 1, 2, 4, 8, 16 s, then
@@ -63,14 +73,16 @@ const (
 	notServedProbeMax     = 30 * time.Second
 )
 
-func newServedGuard(inner cache.ListerWatcher, status *statusTracker, hasSynced func() bool, lastResourceVersion func() string, bookmark func(string) (runtime.Object, bool), stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
+func notServedBackoff() wait.Backoff {
+	return wait.Backoff{Duration: notServedProbeInitial, Factor: 2, Steps: math.MaxInt32, Cap: notServedProbeMax}
+}
+
+func newServedGuard(inner cache.ListerWatcher, machine *stateMachine, bookmark func(string) (runtime.Object, bool), stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
 	return &servedGuard{
 		goroutines:           goroutines,
 		inner:                cache.ToListerWatcherWithContext(inner),
 		watchListUnsupported: watchlist.DoesClientNotSupportWatchListSemantics(inner),
-		status:               status,
-		hasSynced:            hasSynced,
-		lastResourceVersion:  lastResourceVersion,
+		machine:              machine,
 		bookmark:             bookmark,
 		stopForGood:          stopForGood,
 	}
@@ -88,9 +100,9 @@ func (g *servedGuard) Watch(options metav1.ListOptions) (watch.Interface, error)
 }
 
 func (g *servedGuard) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
-	if answer, done, err := g.whileNotServed(ctx); done {
-		if answer {
-			return &metainternalversion.List{ListMeta: metav1.ListMeta{ResourceVersion: g.resourceVersion()}}, nil
+	if empty, done, err := g.whileNotServed(ctx); done {
+		if empty {
+			return g.emptyList(), nil
 		}
 		return nil, err
 	}
@@ -98,22 +110,21 @@ func (g *servedGuard) ListWithContext(ctx context.Context, options metav1.ListOp
 	if err != nil {
 		return g.listFailed(ctx, err)
 	}
-	if options.Continue == "" {
-		g.served(ctx)
-	}
+	g.listSucceeded(ctx, list)
 	return list, nil
 }
 
+// listFailed passes err on, except a 404 once the server has listed the
+// resource before: that is the empty list the collection now is.
 func (g *servedGuard) listFailed(ctx context.Context, err error) (runtime.Object, error) {
 	if !apierrors.IsNotFound(err) {
 		g.recordError(err)
 		return nil, err
 	}
-	g.markNotServed(ctx, err)
-	if !g.hasSynced() {
+	if !g.markNotServed(ctx, err) {
 		return nil, err
 	}
-	return &metainternalversion.List{ListMeta: metav1.ListMeta{ResourceVersion: g.resourceVersion()}}, nil
+	return g.emptyList(), nil
 }
 
 func (g *servedGuard) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
@@ -122,8 +133,8 @@ func (g *servedGuard) WatchWithContext(ctx context.Context, options metav1.ListO
 		return g.park(ctx, nil), nil
 	}
 	if initialEvents {
-		if answer, done, err := g.whileNotServed(ctx); done {
-			if answer {
+		if empty, done, err := g.whileNotServed(ctx); done {
+			if empty {
 				return g.emptyInitialEvents(ctx, err)
 			}
 			return nil, err
@@ -133,72 +144,79 @@ func (g *servedGuard) WatchWithContext(ctx context.Context, options metav1.ListO
 	if err == nil && w == nil {
 		err = errNilWatch
 	}
-	if err == nil {
+	switch {
+	case err == nil:
 		if initialEvents {
 			g.served(ctx)
 		}
 		return w, nil
-	}
-	if !apierrors.IsNotFound(err) {
-		g.recordError(err)
+	case initialEvents && apierrors.IsNotFound(err):
+		// A WatchList stream stands for a list: its 404 is a list's.
+		if g.markNotServed(ctx, err) {
+			return g.emptyInitialEvents(ctx, err)
+		}
 		return nil, err
 	}
-	g.markNotServed(ctx, err)
-	if !initialEvents {
-		// The resource went away under a running watch: make the
-		// reflector relist now, so that the deletes are delivered.
-		g.mu.Lock()
-		g.nextProbe = time.Now()
-		g.mu.Unlock()
-		return g.park(ctx, &watch.Event{Type: watch.Error, Object: gone()}), nil
-	}
-	if !g.hasSynced() {
-		return nil, err
-	}
-	return g.emptyInitialEvents(ctx, err)
+	g.recordError(err)
+	return nil, err
 }
 
 // whileNotServed decides a list (or WatchList) while the resource is not
 // served. done is false when the request should go to the server (served,
-// or time for a probe). Otherwise answer says to answer empty (the cache
-// has objects to delete), or err is what to return.
-func (g *servedGuard) whileNotServed(ctx context.Context) (answer, done bool, err error) {
+// or time for a probe). Otherwise empty says to answer with no object, or
+// err is what to return.
+func (g *servedGuard) whileNotServed(ctx context.Context) (empty, done bool, err error) {
 	g.mu.Lock()
-	notServed, nextProbe := g.notServed, g.nextProbe
+	notServed, nextProbe, listed := g.notServed, g.nextProbe, g.listed
 	g.mu.Unlock()
 	if !notServed {
 		return false, false, nil
 	}
-	if g.stopForGood {
-		return g.hasSynced(), true, g.status.get().LastError
-	}
-	if g.hasSynced() && time.Now().Before(nextProbe) {
+	if g.stopForGood && listed {
 		return true, true, nil
 	}
-	// Never synced: hold the reflector until the next probe instead of
-	// letting it retry at its own pace.
+	if listed && time.Now().Before(nextProbe) {
+		return true, true, nil
+	}
+	// Hold the reflector until the next probe instead of letting it retry
+	// at its own pace.
 	if err := sleepUntil(ctx, nextProbe); err != nil {
 		return false, true, err
 	}
 	return false, false, nil
 }
 
+// emptyList is the list of a resource that is not served.
+func (g *servedGuard) emptyList() runtime.Object {
+	return &metainternalversion.List{ListMeta: metav1.ListMeta{ResourceVersion: g.lastResourceVersion()}}
+}
+
 // emptyInitialEvents answers a WatchList request with no object: the
 // bookmark that ends the initial events, then a parked watch. If no
 // bookmark of the informer's type can be made, it returns err instead.
 func (g *servedGuard) emptyInitialEvents(ctx context.Context, err error) (watch.Interface, error) {
-	bookmark, ok := g.bookmark(g.resourceVersion())
+	bookmark, ok := g.bookmark(g.lastResourceVersion())
 	if !ok {
 		return nil, err
 	}
 	return g.park(ctx, &watch.Event{Type: watch.Bookmark, Object: bookmark}), nil
 }
 
-func (g *servedGuard) resourceVersion() string {
-	if rv := g.lastResourceVersion(); rv != "" {
-		return rv
+func (g *servedGuard) lastResourceVersion() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.resourceVersion != "" {
+		return g.resourceVersion
 	}
 	return "0"
+}
+
+// stoppedForGood reports whether the informer stops for good: asked to, and
+// the resource it listed is no longer served.
+func (g *servedGuard) stoppedForGood() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stopForGood && g.listed && g.notServed
 }
 
 func (g *servedGuard) isNotServed() bool {
@@ -207,52 +225,76 @@ func (g *servedGuard) isNotServed() bool {
 	return g.notServed
 }
 
-// markNotServed records a 404 and schedules the next probe.
-func (g *servedGuard) markNotServed(ctx context.Context, err error) {
+// markNotServed records a list's 404 and schedules the next probe. It
+// reports whether the server had listed the resource before, so that the
+// 404 stands for an empty list.
+func (g *servedGuard) markNotServed(ctx context.Context, err error) (listedBefore bool) {
 	g.mu.Lock()
 	first := !g.notServed
 	g.notServed = true
 	if first {
-		g.delay = notServedProbeInitial
-	} else {
-		g.delay = min(2*g.delay, notServedProbeMax)
+		g.backoff = notServedBackoff()
 	}
-	g.nextProbe = time.Now().Add(g.delay)
-	delay := g.delay
+	delay := g.backoff.Step()
+	g.nextProbe = time.Now().Add(delay)
+	listedBefore = g.listed
 	g.mu.Unlock()
-	if g.stopForGood {
-		g.status.set(Stopped, err)
+	if g.stoppedForGood() {
+		g.machine.fire(evStopped, err)
 	} else {
-		g.status.set(NotServed, err)
+		g.machine.fire(evNotFound, err)
 	}
 	logger := klog.FromContext(ctx)
+	gvr := g.machine.get().GVR.String()
 	if first {
-		logger.Info("Resource is not served; the informer probes it with backoff", "gvr", g.status.get().GVR.String(), "err", err.Error())
+		logger.Info("Resource is not served; the informer probes it with backoff", "gvr", gvr, "err", err.Error())
 	} else {
-		logger.V(4).Info("Resource is still not served", "gvr", g.status.get().GVR.String(), "nextProbe", delay)
+		logger.V(4).Info("Resource is still not served", "gvr", gvr, "nextProbe", delay)
 	}
+	return listedBefore
 }
 
-// served records a list (or WatchList) the server answered.
+// listSucceeded records a page of a list the server answered; the last
+// page (no continue token) completes a list of the whole resource.
+func (g *servedGuard) listSucceeded(ctx context.Context, list runtime.Object) {
+	listMeta, err := metaOfList(list)
+	if err != nil || listMeta.GetContinue() != "" {
+		g.setNotServed(ctx, false)
+		return
+	}
+	g.mu.Lock()
+	g.listed = true
+	g.resourceVersion = listMeta.GetResourceVersion()
+	g.mu.Unlock()
+	g.served(ctx)
+}
+
+// served records that the server answered a list of the whole resource
+// (or opened a WatchList stream).
 func (g *servedGuard) served(ctx context.Context) {
 	g.mu.Lock()
-	was := g.notServed
-	g.notServed = false
+	g.listed = true
 	g.mu.Unlock()
-	if was {
-		klog.FromContext(ctx).Info("Resource is served again; the informer relists it", "gvr", g.status.get().GVR.String())
-	}
-	if g.hasSynced() {
-		g.status.synced()
+	g.setNotServed(ctx, false)
+	g.machine.fire(evListed, nil)
+}
+
+func (g *servedGuard) setNotServed(ctx context.Context, notServed bool) {
+	g.mu.Lock()
+	was := g.notServed
+	g.notServed = notServed
+	g.mu.Unlock()
+	if was && !notServed {
+		klog.FromContext(ctx).Info("Resource is served again; the informer relists it", "gvr", g.machine.get().GVR.String())
 	}
 }
 
 func (g *servedGuard) recordError(err error) {
 	if apierrors.IsForbidden(err) {
-		g.status.set(Forbidden, err)
+		g.machine.fire(evForbidden, err)
 		return
 	}
-	g.status.failed(err)
+	g.machine.failed(err)
 }
 
 // probe asks the server for one object of the resource; it reports whether
@@ -264,7 +306,7 @@ func (g *servedGuard) probe(ctx context.Context) bool {
 		return false
 	}
 	if err == nil {
-		g.served(ctx)
+		g.setNotServed(ctx, false)
 	}
 	return true
 }
@@ -279,34 +321,50 @@ func (g *servedGuard) park(ctx context.Context, first *watch.Event) watch.Interf
 	}
 	g.goroutines.Go(func() {
 		defer close(w.result)
-		if first != nil && first.Type == watch.Error {
-			return
-		}
-		for {
-			g.mu.Lock()
-			nextProbe := g.nextProbe
-			g.mu.Unlock()
-			if g.stopForGood {
-				nextProbe = time.Now().Add(100 * 365 * 24 * time.Hour)
-			}
+		if g.waitUntilServed(ctx, w.stopped) {
 			select {
+			case w.result <- watch.Event{Type: watch.Error, Object: gone()}:
 			case <-w.stopped:
-				return
 			case <-ctx.Done():
-				return
-			case <-time.After(time.Until(nextProbe)):
-			}
-			if g.probe(ctx) {
-				select {
-				case w.result <- watch.Event{Type: watch.Error, Object: gone()}:
-				case <-w.stopped:
-				case <-ctx.Done():
-				}
-				return
 			}
 		}
 	})
 	return w
+}
+
+// waitUntilServed probes at the backoff's times until a probe finds the
+// resource served; false if stopped or ctx ended first. An informer that
+// stops for good never probes.
+func (g *servedGuard) waitUntilServed(ctx context.Context, stopped <-chan struct{}) bool {
+	for {
+		if !g.waitForProbe(ctx, stopped) {
+			return false
+		}
+		if g.probe(ctx) {
+			return true
+		}
+	}
+}
+
+// waitForProbe waits until the next probe is due; false if stopped or ctx
+// ended first.
+func (g *servedGuard) waitForProbe(ctx context.Context, stopped <-chan struct{}) bool {
+	var probeAt <-chan time.Time
+	if !g.stoppedForGood() {
+		g.mu.Lock()
+		timer := time.NewTimer(time.Until(g.nextProbe))
+		g.mu.Unlock()
+		defer timer.Stop()
+		probeAt = timer.C
+	}
+	select {
+	case <-stopped:
+		return false
+	case <-ctx.Done():
+		return false
+	case <-probeAt:
+		return true
+	}
 }
 
 // gone is the Status of a 410 Gone, which makes the reflector relist.

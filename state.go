@@ -9,28 +9,52 @@ import (
 )
 
 // State is where an informer stands. Switch on it; do not parse its String.
+//
+// An informer's State changes only as this table says; each change reaches
+// the StateHandler once, in order. Rows are the State, columns what
+// happened; "-" leaves the State as it is.
+//
+//	            | Run    | server listed  | cache filled | list 404   | 403       | stopped
+//	NotStarted  | Syncing| -              | -            | -          | -         | Stopped
+//	Syncing     | -      | -              | Synced       | NotServed  | Forbidden | Stopped
+//	Synced      | -      | -              | -            | NotServed  | Forbidden | Stopped
+//	NotServed   | -      | Synced/Syncing | Synced       | -          | Forbidden | Stopped
+//	Forbidden   | -      | Synced/Syncing | Synced       | NotServed  | -         | Stopped
+//	Stopped     | -      | -              | -            | -          | -         | -
+//
+// "server listed": a list of the whole resource (or a WatchList stream) was
+// answered; it leads to Synced if the cache was filled once before, else to
+// Syncing, whose "cache filled" (the informer's HasSynced turning true)
+// then leads to Synced. "list 404": the server answered a list 404 Not
+// Found; with WithStopWhenNotServed that is "stopped" instead. "403": a list
+// or watch answered 403 Forbidden. "stopped": the informer's Run returned,
+// whoever ran it (a Factory, or a caller of Informer().Run), or it stopped
+// for good. A watch that fails, even with 404, changes no State: the
+// reflector relists, and the relist's answer decides.
 type State int
 
 const (
+	// NotStarted: made, not run yet.
+	NotStarted State = iota
 	// Syncing: started, and filling its cache for the first time.
-	Syncing State = iota
-	// Synced: its cache has been filled and its last list or watch
-	// succeeded.
+	Syncing
+	// Synced: its cache has been filled and its last list succeeded.
 	Synced
-	// NotServed: the server answered 404 Not Found: the resource is not
-	// served (its CRD was deleted, its API group removed). The informer
+	// NotServed: the server answered a list 404 Not Found: the resource is
+	// not served (its CRD was deleted, its API group removed). The informer
 	// probes it, 1 s after the 404 and then at doubling intervals up to
 	// every 30 s, and relists by itself when it is served again.
 	NotServed
 	// Forbidden: the server answered 403 Forbidden: the informer's user
-	// may not list or watch the resource.
+	// may not list or watch the resource. The informer keeps retrying with
+	// client-go's backoff.
 	Forbidden
-	// Stopped: the informer has stopped (released, shut down, or its
-	// context ended) and will not run again.
+	// Stopped: the informer has stopped (released, shut down, its context
+	// ended, or stopped for good) and will not run again.
 	Stopped
 )
 
-var stateNames = [...]string{"Syncing", "Synced", "NotServed", "Forbidden", "Stopped"}
+var stateNames = [...]string{"NotStarted", "Syncing", "Synced", "NotServed", "Forbidden", "Stopped"}
 
 // String returns the State's name, as in the constants ("NotServed").
 func (s State) String() string {
@@ -49,101 +73,150 @@ type Status struct {
 	// Since is when it entered State.
 	Since time.Time
 	// LastError is the last error its list or watch met, or nil once a
-	// list or watch has succeeded since.
+	// list has succeeded since.
 	LastError error
 	// LastSync is when a list of the whole resource (or the WatchList
 	// stream that replaces it) last succeeded; zero if none has.
 	LastSync time.Time
 }
 
-// StateHandler is told of every change of an informer's State. It is called
-// from the informer's goroutines: it must be safe for concurrent use and
-// return quickly.
+// StateHandler is told of every change of an informer's State, once per
+// change and in order. It is called from a goroutine of the informer's own,
+// one call at a time per informer; it may call back into the informer and
+// its Factory (Status, ForResource, Release, Shutdown).
 type StateHandler func(Status)
 
-// statusTracker holds an informer's Status and tells its StateHandler of
-// changes. It is safe for concurrent use.
-type statusTracker struct {
-	mu       sync.Mutex
-	status   Status
-	onChange StateHandler
-	// stopped is closed when the state becomes Stopped.
-	stopped chan struct{}
+// event is what happens to an informer, a column of the table on State.
+type event int
+
+const (
+	evRun event = iota
+	evListed
+	evCacheFilled
+	evNotFound
+	evForbidden
+	evStopped
+)
+
+// same marks a table cell that leaves the State unchanged; afterList is
+// "Synced/Syncing".
+const (
+	same      State = -1
+	afterList State = -2
+)
+
+// transitions is the table in State's doc, row by State, column by event.
+var transitions = map[State][6]State{
+	//           run      listed     cache filled notFound   forbidden  stopped
+	NotStarted: {Syncing, same, same, same, same, Stopped},
+	Syncing:    {same, same, Synced, NotServed, Forbidden, Stopped},
+	Synced:     {same, same, same, NotServed, Forbidden, Stopped},
+	NotServed:  {same, afterList, Synced, same, Forbidden, Stopped},
+	Forbidden:  {same, afterList, Synced, NotServed, same, Stopped},
+	Stopped:    {same, same, same, same, same, same},
 }
 
-func newStatusTracker(gvr schema.GroupVersionResource, onChange StateHandler) *statusTracker {
-	return &statusTracker{
-		status:   Status{GVR: gvr, State: Syncing, Since: time.Now()},
-		onChange: onChange,
+// next returns the State after e from s; filled says whether the cache was
+// filled once before.
+func next(s State, e event, filled bool) State {
+	to := transitions[s][e]
+	switch to {
+	case same:
+		return s
+	case afterList:
+		if filled {
+			return Synced
+		}
+		return Syncing
+	}
+	return to
+}
+
+// stateMachine holds an informer's Status and moves it along the table. It
+// is safe for concurrent use; its getters have no side effects.
+type stateMachine struct {
+	mu     sync.Mutex
+	status Status
+	// filled: the cache was filled once (evCacheFilled happened).
+	filled bool
+	// stopped is closed on the move to Stopped.
+	stopped chan struct{}
+	// notify delivers changes to the StateHandler, in order, off the
+	// goroutine that made them.
+	notify   func(func())
+	onChange StateHandler
+}
+
+func newStateMachine(gvr schema.GroupVersionResource, onChange StateHandler, notify func(func())) *stateMachine {
+	return &stateMachine{
+		status:   Status{GVR: gvr, State: NotStarted, Since: time.Now()},
 		stopped:  make(chan struct{}),
+		notify:   notify,
+		onChange: onChange,
 	}
 }
 
-func (t *statusTracker) get() Status {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.status
+func (m *stateMachine) get() Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.status
 }
 
-// set moves to state, recording err (nil clears the last error); a Stopped
-// tracker stays stopped.
-func (t *statusTracker) set(state State, err error) {
-	t.update(func(s *Status) {
-		s.State = state
-		s.LastError = err
-	})
+// hasFilled reports whether the cache was filled once.
+func (m *stateMachine) hasFilled() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.filled
 }
 
-// synced records a successful full list: the state becomes Synced.
-func (t *statusTracker) synced() {
-	now := time.Now()
-	t.update(func(s *Status) {
-		s.State = Synced
-		s.LastError = nil
-		s.LastSync = now
-	})
-}
+// stoppedChan is closed when the State becomes Stopped.
+func (m *stateMachine) stoppedChan() <-chan struct{} { return m.stopped }
 
-// firstSync records the end of the first sync, unless the state moved on
-// already (a 404 or 403 met before the sync was noticed).
-func (t *statusTracker) firstSync() {
-	now := time.Now()
-	t.update(func(s *Status) {
-		if s.State == Syncing {
-			s.State = Synced
-			s.LastError = nil
-			s.LastSync = now
-		}
-	})
-}
-
-// failed records an error without a change of state.
-func (t *statusTracker) failed(err error) {
-	t.update(func(s *Status) { s.LastError = err })
-}
-
-// stoppedChan is closed when the state becomes Stopped: the informer's Run
-// has returned, or it stopped for good (WithStopWhenNotServed).
-func (t *statusTracker) stoppedChan() <-chan struct{} { return t.stopped }
-
-func (t *statusTracker) update(change func(*Status)) {
-	t.mu.Lock()
-	if t.status.State == Stopped {
-		t.mu.Unlock()
+// fire applies e. err is recorded as LastError for evNotFound, evForbidden
+// and evStopped; evListed and evCacheFilled clear it and stamp LastSync.
+func (m *stateMachine) fire(e event, err error) {
+	m.mu.Lock()
+	before := m.status.State
+	after := next(before, e, m.filled)
+	if before == Stopped {
+		m.mu.Unlock()
 		return
 	}
-	before := t.status.State
-	change(&t.status)
-	changed := t.status.State != before
-	if changed {
-		t.status.Since = time.Now()
-		if t.status.State == Stopped {
-			close(t.stopped)
+	now := time.Now()
+	switch e {
+	case evListed, evCacheFilled:
+		m.status.LastError = nil
+		m.status.LastSync = now
+		m.filled = m.filled || e == evCacheFilled
+	case evNotFound, evForbidden:
+		m.status.LastError = err
+	case evStopped:
+		if err != nil {
+			m.status.LastError = err
 		}
 	}
-	status := t.status
-	t.mu.Unlock()
-	if changed && t.onChange != nil {
-		t.onChange(status)
+	if after == before {
+		m.mu.Unlock()
+		return
+	}
+	m.status.State = after
+	m.status.Since = now
+	if after == Stopped {
+		close(m.stopped)
+	}
+	status := m.status
+	m.mu.Unlock()
+	if m.onChange != nil {
+		m.notify(func() { m.onChange(status) })
+	}
+}
+
+// failed records an error that changes no State (a failed watch, a list
+// error other than 404 and 403).
+func (m *stateMachine) failed(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.status.State != Stopped {
+		m.status.LastError = err
 	}
 }

@@ -38,7 +38,10 @@ type Factory struct {
 	restClients map[restClientKey]rest.Interface
 	// scopes records, for every resource handed out, whether it is
 	// cluster-scoped.
-	scopes       map[schema.GroupVersionResource]meta.RESTScopeName
+	scopes map[schema.GroupVersionResource]meta.RESTScopeName
+	// resources records the resource each informer of a factoryKey was
+	// handed out for, so that Release needs no RESTMapper.
+	resources    map[factoryKey]schema.GroupVersionResource
 	shuttingDown bool
 }
 
@@ -96,6 +99,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 		byType:      map[factoryKey]lifecycle{},
 		restClients: map[restClientKey]rest.Interface{},
 		scopes:      map[schema.GroupVersionResource]meta.RESTScopeName{},
+		resources:   map[factoryKey]schema.GroupVersionResource{},
 	}, nil
 }
 

@@ -158,7 +158,8 @@ func TestInformerForTypedReads(t *testing.T) {
 	if diff := cmp.Diff("postgres:17", db.Spec.Containers[0].Image); diff != "" {
 		t.Errorf("Pod image (-want +got):\n%s", diff)
 	}
-	if again := mustInformer[*widget.Widget](t, factory); again != widgets {
+	// Each call is a Handle of its own, on one shared informer.
+	if again := mustInformer[*widget.Widget](t, factory); again.Informer() != widgets.Informer() {
 		t.Error("InformerFor of the same type returned another informer")
 	}
 }

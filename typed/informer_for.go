@@ -41,8 +41,9 @@ func WithResource(gvr schema.GroupVersionResource, scope meta.RESTScope) Informe
 	}
 }
 
-// InformerFor returns the shared informer of Go type T, creating it on first
-// use; every call for the same T and resource returns the same informer.
+// InformerFor returns a Handle on the shared informer of Go type T,
+// creating it on first use; every call for the same T and resource shares
+// the same informer, and each is one hold, which the Handle's Release drops.
 // Call factory.Start to run informers created after the last Start.
 //
 // T's GroupVersionKind comes from the factory's scheme, which must also
@@ -50,7 +51,7 @@ func WithResource(gvr schema.GroupVersionResource, scope meta.RESTScope) Informe
 // the RESTMapper or WithResource. It fails, without side effects, if T is
 // not registered, is registered under more than one kind, or has no
 // resource.
-func InformerFor[T generic.Object](factory *Factory, opts ...InformerOption) (generic.Informer[T], error) {
+func InformerFor[T generic.Object](factory *Factory, opts ...InformerOption) (generic.Handle[T], error) {
 	if factory == nil {
 		return nil, fmt.Errorf("typed: nil Factory")
 	}
@@ -64,11 +65,21 @@ func InformerFor[T generic.Object](factory *Factory, opts ...InformerOption) (ge
 		return nil, err
 	}
 	typ := reflect.TypeFor[T]()
-	gf, err := genericFactoryFor(factory, factoryKey{goType: typ}, gvk, typ, generic.FromUnstructured[T]())
+	key := factoryKey{goType: typ}
+	gf, err := genericFactoryFor(factory, key, gvk, typ, generic.FromUnstructured[T]())
 	if err != nil {
 		return nil, err
 	}
-	return gf.ForResource(mapping.Resource), nil
+	factory.recordResource(key, mapping.Resource)
+	return gf.Acquire(mapping.Resource), nil
+}
+
+// recordResource records the resource an informer of key was handed out
+// for, which Release then uses.
+func (f *Factory) recordResource(key factoryKey, gvr schema.GroupVersionResource) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resources[key] = gvr
 }
 
 // kindOf returns the one external GroupVersionKind the scheme registers for

@@ -24,7 +24,7 @@ type Object interface {
 // one named on a command line. gvk must be registered in the factory's
 // scheme with its list kind. Every call for the same kind returns the same
 // informer.
-func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...InformerOption) (generic.Informer[Object], error) {
+func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...InformerOption) (generic.Handle[Object], error) {
 	if factory == nil {
 		return nil, fmt.Errorf("typed: nil Factory")
 	}
@@ -45,7 +45,8 @@ func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...Info
 	if err != nil {
 		return nil, err
 	}
-	return gf.ForResource(mapping.Resource), nil
+	factory.recordResource(key, mapping.Resource)
+	return gf.Acquire(mapping.Resource), nil
 }
 
 // schemeConverter converts unstructured objects of kind gvk into the Go type

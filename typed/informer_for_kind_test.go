@@ -34,7 +34,7 @@ func TestInformerForKind(t *testing.T) {
 		check(t, err)
 		again, err := typed.InformerForKind(factory, tc.gvk)
 		check(t, err)
-		if again != informer {
+		if again.Informer() != informer.Informer() {
 			t.Errorf("%v: a second call returned another informer", tc.gvk)
 		}
 		informers[i] = informer

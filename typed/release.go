@@ -16,7 +16,10 @@ import (
 // options) returned, as generic.Factory.Release does: when the last hold is
 // dropped the informer stops, its goroutines end, and Release returns true;
 // a later InformerFor makes a fresh one. It returns false, and changes
-// nothing, if there is no such informer.
+// nothing, if there is no such informer. The resource is the one recorded
+// when the informer was handed out: Release never asks the RESTMapper,
+// which may have forgotten the kind (its CRD deleted). Prefer the Handle's
+// own Release, which drops exactly its hold.
 func Release[T generic.Object](factory *Factory, opts ...InformerOption) bool {
 	if factory == nil {
 		return false
@@ -42,18 +45,18 @@ type releaser interface {
 }
 
 func (f *Factory) release(key factoryKey, gvk schema.GroupVersionKind, opts []InformerOption) bool {
-	mapping, err := f.mappingFor(gvk, resolveInformerOptions(opts).mapping)
-	if err != nil {
-		return false
-	}
 	f.mu.Lock()
 	l, ok := f.byType[key]
+	gvr, recorded := f.resources[key]
 	f.mu.Unlock()
-	if !ok {
+	if explicit := resolveInformerOptions(opts).mapping; explicit != nil {
+		gvr, recorded = explicit.Resource, true
+	}
+	if !ok || !recorded {
 		return false
 	}
 	r, ok := l.(releaser)
-	return ok && r.Release(mapping.Resource)
+	return ok && r.Release(gvr)
 }
 
 // Statuses reports the Status of every informer of the factory. A resource

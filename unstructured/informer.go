@@ -70,6 +70,7 @@ func NewDynamicSharedInformerFactory(client dynamic.Interface, defaultResync tim
 // subject to the same filters as specified here.
 func NewFilteredDynamicSharedInformerFactory(client dynamic.Interface, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc) DynamicSharedInformerFactory {
 	return &dynamicSharedInformerFactory{factory: NewFactory(client,
+		generic.WithDeferredStart(),
 		generic.WithResyncPeriod(defaultResync),
 		generic.WithNamespace(namespace),
 		generic.WithTweakListOptions(tweakListOptions),

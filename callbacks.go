@@ -1,0 +1,95 @@
+package generic
+
+import (
+	"sync"
+
+	"github.com/generic-informers/generic/internal/goid"
+)
+
+// callbacks runs an informer's StateHandler and ErrorHandler calls one at a
+// time, in the order they were asked for, on a goroutine of its own that
+// nothing else of the informer waits for while a call runs. So a callback
+// may call back into the informer and its Factory: Release and Shutdown
+// recognise its goroutine (see callbackGoroutines) and do not wait for the
+// call they were made from.
+type callbacks struct {
+	goroutines *callbackGoroutines
+
+	mu    sync.Mutex
+	queue []func()
+	// drained is closed when the running drain goroutine has emptied the
+	// queue and ended; nil when none runs.
+	drained chan struct{}
+}
+
+func newCallbacks(goroutines *callbackGoroutines) *callbacks {
+	return &callbacks{goroutines: goroutines}
+}
+
+// enqueue asks for call to be made after every call asked for before it.
+func (c *callbacks) enqueue(call func()) {
+	c.mu.Lock()
+	c.queue = append(c.queue, call)
+	if c.drained != nil {
+		c.mu.Unlock()
+		return
+	}
+	drained := make(chan struct{})
+	c.drained = drained
+	c.mu.Unlock()
+	go c.drain(drained)
+}
+
+func (c *callbacks) drain(drained chan struct{}) {
+	defer close(drained)
+	id := goid.ID()
+	c.goroutines.add(id)
+	defer c.goroutines.remove(id)
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.drained = nil
+			c.mu.Unlock()
+			return
+		}
+		call := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		call()
+	}
+}
+
+// wait returns when every call asked for so far has returned (and those
+// they asked for in turn).
+func (c *callbacks) wait() {
+	for {
+		c.mu.Lock()
+		drained := c.drained
+		c.mu.Unlock()
+		if drained == nil {
+			return
+		}
+		<-drained
+	}
+}
+
+// callbackGoroutines records the goroutines that run an informer's user
+// callbacks: its callbacks' drain goroutines and the goroutines client-go
+// gives each event handler. Goroutine IDs are never reused, so entries of
+// goroutines that ended are harmless.
+type callbackGoroutines struct{ ids sync.Map }
+
+func (g *callbackGoroutines) add(id uint64) {
+	if id != 0 {
+		g.ids.Store(id, struct{}{})
+	}
+}
+
+func (g *callbackGoroutines) remove(id uint64) { g.ids.Delete(id) }
+
+// has reports whether goroutine id runs callbacks of the informer.
+func (g *callbackGoroutines) has(id uint64) bool {
+	_, ok := g.ids.Load(id)
+	return ok
+}
