@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The tests, as README.md's test command runs them and .ci/run runs README.md:
 # the library's packages with -race and client-go's cache mutation detector,
-# client-go's own dynamicinformer/dynamiclister tests against package
-# unstructured, then the e2e module (embedded kube-apiserver; its first build
+# client-go's own dynamicinformer/dynamiclister and metadatainformer/
+# metadatalister tests against packages unstructured and metadata, then the e2e module (embedded kube-apiserver; its first build
 # takes about 8 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,9 @@ go test -run '^$' -bench . -benchtime 1x -count 1 ./... >/dev/null
 
 step "drop-in: client-go's dynamicinformer and dynamiclister tests against package unstructured"
 bash hack/dropin-test.sh
+
+step "drop-in: client-go's metadatainformer and metadatalister tests against package metadata"
+bash hack/dropin-metadata-test.sh
 
 step "e2e: go vet (the first build of kube-apiserver takes about 8 minutes)"
 go -C e2e vet ./...
