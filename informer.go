@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -91,7 +90,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		convert = Identity[T]()
 	}
 	lw = newIngest(lw, gvr, convert, newT, i.reportFrom, &i.goroutines)
-	lw = newServedGuard(lw, i.machine, bookmarkOf(newT), o.stopWhenGone, &i.goroutines)
+	lw = newServedGuard(lw, i.machine, o.stopWhenGone, &i.goroutines)
 	i.shared = cache.NewSharedIndexInformerWithOptions(lw, example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
@@ -327,23 +326,4 @@ func keyOf(obj any) string {
 		return ""
 	}
 	return key
-}
-
-// bookmarkOf makes the bookmark that ends the initial events of a WatchList
-// stream, as an object of type T: a new T, or for an interface T a
-// *metav1.PartialObjectMetadata if that is a T.
-func bookmarkOf[T Object](newT func() T) func(resourceVersion string) (runtime.Object, bool) {
-	return func(resourceVersion string) (runtime.Object, bool) {
-		var bookmark T
-		if newT != nil {
-			bookmark = newT()
-		} else if t, ok := any(&metav1.PartialObjectMetadata{}).(T); ok {
-			bookmark = t
-		} else {
-			return nil, false
-		}
-		bookmark.SetResourceVersion(resourceVersion)
-		bookmark.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
-		return bookmark, true
-	}
 }

@@ -2,6 +2,7 @@ package generic
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -44,9 +45,6 @@ type servedGuard struct {
 	inner                cache.ListerWatcherWithContext
 	watchListUnsupported bool
 	machine              *stateMachine
-	// bookmark makes the end-of-initial-events bookmark of an empty
-	// WatchList stream, of the informer's type; false if it cannot.
-	bookmark func(resourceVersion string) (runtime.Object, bool)
 	// stopForGood: once a resource the server listed is not served, deliver
 	// the deletes, then make no more requests. A resource never listed
 	// (a CRD not installed yet) is probed as usual.
@@ -77,13 +75,12 @@ func notServedBackoff() wait.Backoff {
 	return wait.Backoff{Duration: notServedProbeInitial, Factor: 2, Steps: math.MaxInt32, Cap: notServedProbeMax}
 }
 
-func newServedGuard(inner cache.ListerWatcher, machine *stateMachine, bookmark func(string) (runtime.Object, bool), stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
+func newServedGuard(inner cache.ListerWatcher, machine *stateMachine, stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
 	return &servedGuard{
 		goroutines:           goroutines,
 		inner:                cache.ToListerWatcherWithContext(inner),
 		watchListUnsupported: watchlist.DoesClientNotSupportWatchListSemantics(inner),
 		machine:              machine,
-		bookmark:             bookmark,
 		stopForGood:          stopForGood,
 	}
 }
@@ -127,39 +124,35 @@ func (g *servedGuard) listFailed(ctx context.Context, err error) (runtime.Object
 	return g.emptyList(), nil
 }
 
+// WatchWithContext opens the reflector's watch, or parks it while the
+// resource is not served. A WatchList request (a watch that streams the
+// initial list, KEP-3157) is refused then, and its 404 returned as it is:
+// the reflector falls back to a list, and the list's answer decides.
 func (g *servedGuard) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 	initialEvents := options.SendInitialEvents != nil && *options.SendInitialEvents
-	if !initialEvents && g.isNotServed() {
-		return g.park(ctx, nil), nil
-	}
-	if initialEvents {
-		if empty, done, err := g.whileNotServed(ctx); done {
-			if empty {
-				return g.emptyInitialEvents(ctx, err)
-			}
-			return nil, err
+	if g.isNotServed() {
+		if initialEvents {
+			return nil, errNotServedWatchList
 		}
+		return g.park(ctx, nil), nil
 	}
 	w, err := g.inner.WatchWithContext(ctx, options)
 	if err == nil && w == nil {
 		err = errNilWatch
 	}
-	switch {
-	case err == nil:
-		if initialEvents {
-			g.served(ctx)
-		}
-		return w, nil
-	case initialEvents && apierrors.IsNotFound(err):
-		// A WatchList stream stands for a list: its 404 is a list's.
-		if g.markNotServed(ctx, err) {
-			return g.emptyInitialEvents(ctx, err)
-		}
+	if err != nil {
+		g.recordError(err)
 		return nil, err
 	}
-	g.recordError(err)
-	return nil, err
+	if initialEvents {
+		g.served(ctx)
+	}
+	return w, nil
 }
+
+// errNotServedWatchList refuses a WatchList request while the resource is
+// not served, so that the reflector lists instead.
+var errNotServedWatchList = errors.New("generic: the resource is not served; list it")
 
 // whileNotServed decides a list (or WatchList) while the resource is not
 // served. done is false when the request should go to the server (served,
@@ -189,17 +182,6 @@ func (g *servedGuard) whileNotServed(ctx context.Context) (empty, done bool, err
 // emptyList is the list of a resource that is not served.
 func (g *servedGuard) emptyList() runtime.Object {
 	return &metainternalversion.List{ListMeta: metav1.ListMeta{ResourceVersion: g.lastResourceVersion()}}
-}
-
-// emptyInitialEvents answers a WatchList request with no object: the
-// bookmark that ends the initial events, then a parked watch. If no
-// bookmark of the informer's type can be made, it returns err instead.
-func (g *servedGuard) emptyInitialEvents(ctx context.Context, err error) (watch.Interface, error) {
-	bookmark, ok := g.bookmark(g.lastResourceVersion())
-	if !ok {
-		return nil, err
-	}
-	return g.park(ctx, &watch.Event{Type: watch.Bookmark, Object: bookmark}), nil
 }
 
 func (g *servedGuard) lastResourceVersion() string {
