@@ -9,11 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
 
 // Clients are what a Factory talks to the API server through. Config or
-// Dynamic is required.
+// Dynamic is required. Dynamic feeds UnstructuredFor's informers (and, when
+// set, the typed ones too); Metadata feeds MetadataFor's. Those not given
+// are made from Config when first needed.
 type Clients struct {
 	// Config is the REST config of the typed REST clients, one per
 	// GroupVersion, and of the default RESTMapper's discovery client.
@@ -33,6 +36,9 @@ type Clients struct {
 	// for client-go's fake dynamic client in tests; objects that do not
 	// convert are reported and skipped.
 	Dynamic dynamic.Interface
+	// Metadata, if not nil, feeds the metadata-only informers of
+	// MetadataFor; otherwise one is made from Config.
+	Metadata metadata.Interface
 }
 
 // resolve fills in the defaults of c and returns how to find the resource

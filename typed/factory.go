@@ -11,15 +11,21 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/dynamic"
+	clientmetadata "k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
 	"github.com/generic-informers/generic"
 )
 
-// Factory hands out shared informers for any Go type registered in its
-// scheme, one per GroupVersionResource, and starts, syncs and stops them as
-// a unit. Get informers with InformerFor. A Factory is safe for concurrent
-// use.
+// Factory is the one factory for every kind of informer a controller
+// needs: typed informers for any Go type registered in its scheme
+// (InformerFor, InformerForKind), *unstructured.Unstructured informers of
+// any resource (UnstructuredFor) and metadata-only ones (MetadataFor). It
+// shares one informer per kind of object and GroupVersionResource, and
+// starts, syncs and stops them all as a unit: one Start, one
+// WaitForCacheSyncError, one Statuses, one Shutdown. A Factory is safe for
+// concurrent use.
 //
 // Under it, each Go type T has a generic.Factory[T]; the Options given to
 // NewFactory apply to all of them.
@@ -41,7 +47,11 @@ type Factory struct {
 	scopes map[schema.GroupVersionResource]meta.RESTScopeName
 	// resources records the resource each informer of a factoryKey was
 	// handed out for, so that Release needs no RESTMapper.
-	resources    map[factoryKey]schema.GroupVersionResource
+	resources map[factoryKey]schema.GroupVersionResource
+	// dynamic and metadata are the clients made from Config for
+	// UnstructuredFor and MetadataFor, on first use.
+	dynamic      dynamic.Interface
+	metadata     clientmetadata.Interface
 	shuttingDown bool
 }
 
