@@ -3,8 +3,10 @@ package generic
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
@@ -22,21 +24,20 @@ import (
 type Factory[T Object] struct {
 	source  Source
 	convert Converter[T]
+	// opts are the factory-wide Options, which each informer's own (see
+	// Acquire) follow and override; options is them resolved.
+	opts    []Option
 	options options
-	// namespace and tweak are the resolved list/watch options, handed to the
-	// source.
-	namespace string
-	tweak     TweakListOptionsFunc
 
 	mu        sync.Mutex
-	informers map[schema.GroupVersionResource]*entry[T]
+	informers map[informerKey]*entry[T]
 	// retired holds, per resource, the last informer that stopped for good
 	// (WithStopWhenNotServed) and was replaced while its Run went on: its
 	// handlers may still be receiving the deletes it delivered, which
 	// cancelling it would drop. It makes no requests; it is cancelled when
 	// the next informer of its resource retires, at the last Release, or
 	// at Shutdown.
-	retired map[schema.GroupVersionResource]*entry[T]
+	retired map[informerKey]*entry[T]
 	// startCtx is the context of the last Start, under which informers
 	// asked for later run at once; nil before Start or with
 	// WithDeferredStart.
@@ -47,9 +48,20 @@ type Factory[T Object] struct {
 	live map[*entry[T]]struct{}
 }
 
+// informerKey names one informer of a Factory: its resource and the
+// selection of objects it lists and watches. The same resource with another
+// namespace or selector is another informer.
+type informerKey struct {
+	gvr                                     schema.GroupVersionResource
+	namespace, labelSelector, fieldSelector string
+}
+
 // entry is one informer of a Factory and how it runs.
 type entry[T Object] struct {
+	key      informerKey
 	informer *informer[T]
+	// options are the informer's resolved Options.
+	options options
 	// holders counts the holds not yet released.
 	holders int
 	// successor is the entry that replaced this one when it stopped; the
@@ -86,15 +98,14 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 	// The namespace index comes first so that an indexer of the same name
 	// given in opts replaces it.
 	namespaceIndex := WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	o := resolveOptions(append([]Option{namespaceIndex}, opts...))
+	opts = append([]Option{namespaceIndex}, opts...)
 	return &Factory[T]{
 		source:    source,
 		convert:   convert,
-		options:   o,
-		namespace: o.namespace,
-		tweak:     o.tweakListOptions,
-		informers: map[schema.GroupVersionResource]*entry[T]{},
-		retired:   map[schema.GroupVersionResource]*entry[T]{},
+		opts:      opts,
+		options:   resolveOptions(opts),
+		informers: map[informerKey]*entry[T]{},
+		retired:   map[informerKey]*entry[T]{},
 		live:      map[*entry[T]]struct{}{},
 	}
 }
@@ -122,7 +133,7 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 // at Shutdown, which waits for it. Deletes its handlers have not taken by
 // then are dropped: client-go's processor cannot tell when they are done.
 func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
-	return f.acquire(gvr).informer
+	return f.acquire(gvr, nil).informer
 }
 
 // Handle is one hold on a Factory's shared informer: the Informer itself,
@@ -152,16 +163,29 @@ func (h *handle[T]) Release() bool {
 // first use, as ForResource does. Release the Handle when done with it;
 // releasing it twice drops one hold only, so code that acquires an informer
 // at every reconcile and releases it after cannot leak holds.
-func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource) Handle[T] {
-	e := f.acquire(gvr)
+//
+// opts, the informer's own Options, follow the factory's and override
+// them, as controller-runtime's cache.ByObject does: WithNamespace,
+// WithLabelSelector, WithFieldSelector, WithTweakListOptions, WithTransform,
+// WithStripManagedFields, WithIndexers, WithResyncPeriod, the handlers. The
+// namespace and the selectors the options make (after the tweak) name the
+// informer: the same gvr with another selection is another informer, with
+// a cache of its own. Other options take effect when the informer is made;
+// later Acquires of the same selection share it as it is.
+func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...Option) Handle[T] {
+	e := f.acquire(gvr, opts)
 	return &handle[T]{informer: e.informer, factory: f, entry: e}
 }
 
-// acquire takes a hold on the informer of gvr, making it if needed, and
-// runs it if the factory has started.
-func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) *entry[T] {
+// acquire takes a hold on the informer of gvr and the selection opts make,
+// making it if needed, and runs it if the factory has started.
+func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []Option) *entry[T] {
+	o := f.options
+	if len(opts) > 0 {
+		o = resolveOptions(append(slices.Clip(f.opts), opts...))
+	}
 	f.mu.Lock()
-	e, previous := f.entryFor(gvr)
+	e, previous := f.entryFor(informerKeyOf(gvr, o), o)
 	e.holders++
 	if !e.started() && f.startCtx != nil && f.startCtx.Err() == nil && !f.shuttingDown {
 		f.run(f.startCtx, e)
@@ -171,18 +195,28 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource) *entry[T] {
 	return e
 }
 
-// entryFor returns the live entry of gvr, making it if there is none or
-// the one there stopped. A stopped entry whose Run goes on is kept as
-// retired, and the one retired before it is returned, to be cancelled.
-// f.mu must be held.
-func (f *Factory[T]) entryFor(gvr schema.GroupVersionResource) (e, previous *entry[T]) {
-	e, ok := f.informers[gvr]
+// informerKeyOf names the informer of gvr that options o select.
+func informerKeyOf(gvr schema.GroupVersionResource, o options) informerKey {
+	var selection metav1.ListOptions
+	applyTweak(o.listTweak(), &selection)
+	return informerKey{gvr: gvr, namespace: o.namespace, labelSelector: selection.LabelSelector, fieldSelector: selection.FieldSelector}
+}
+
+// entryFor returns the live entry of key, making it with options o if
+// there is none or the one there stopped. A stopped entry whose Run goes on
+// is kept as retired, and the one retired before it is returned, to be
+// cancelled. f.mu must be held.
+func (f *Factory[T]) entryFor(key informerKey, o options) (e, previous *entry[T]) {
+	e, ok := f.informers[key]
 	if ok && (!e.informer.stopped() || f.shuttingDown) {
 		return e, nil
 	}
-	lw := f.source(gvr, f.namespace, f.tweak)
-	fresh := &entry[T]{informer: newInformer(lw, gvr, f.convert, f.options)}
-	f.informers[gvr] = fresh
+	if ok {
+		o = e.options // a replacement is made as the informer it replaces
+	}
+	lw := f.source(key.gvr, o.namespace, o.listTweak())
+	fresh := &entry[T]{key: key, options: o, informer: newInformer(lw, key.gvr, f.convert, o)}
+	f.informers[key] = fresh
 	if !ok {
 		return fresh, nil
 	}
@@ -191,8 +225,8 @@ func (f *Factory[T]) entryFor(gvr schema.GroupVersionResource) (e, previous *ent
 	if !e.started() || !e.running() {
 		return fresh, nil
 	}
-	previous = f.retired[gvr]
-	f.retired[gvr] = e
+	previous = f.retired[key]
+	f.retired[key] = e
 	return fresh, previous
 }
 
@@ -206,7 +240,9 @@ func (e *entry[T]) running() bool {
 	}
 }
 
-// Release drops one hold on the informer of gvr. When the last hold is
+// Release drops one hold on the informer of gvr that ForResource hands out
+// (the factory's own selection; informers of other selections are released
+// through their Handle). When the last hold is
 // dropped, the informer stops, the informer leaves the factory and Release
 // returns true; a later ForResource creates a fresh informer. Release of a
 // gvr the factory has no informer for returns false and changes nothing.
@@ -223,7 +259,7 @@ func (e *entry[T]) running() bool {
 // one informer without stopping them all.
 func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
 	f.mu.Lock()
-	e, ok := f.informers[gvr]
+	e, ok := f.informers[informerKeyOf(gvr, f.options)]
 	f.mu.Unlock()
 	if !ok {
 		return false
@@ -237,8 +273,7 @@ func (f *Factory[T]) releaseEntry(e *entry[T]) bool {
 	for e.successor != nil {
 		e = e.successor
 	}
-	gvr := e.informer.gvr
-	if f.informers[gvr] != e {
+	if f.informers[e.key] != e {
 		f.mu.Unlock()
 		return false // released already, or shut down
 	}
@@ -247,9 +282,9 @@ func (f *Factory[T]) releaseEntry(e *entry[T]) bool {
 		f.mu.Unlock()
 		return false
 	}
-	delete(f.informers, gvr)
-	retired := f.retired[gvr]
-	delete(f.retired, gvr)
+	delete(f.informers, e.key)
+	retired := f.retired[e.key]
+	delete(f.retired, e.key)
 	f.mu.Unlock()
 	retired.cancelIfStarted()
 	e.cancelIfStarted()
@@ -269,13 +304,16 @@ func waitForEnd[T Object](entries []*entry[T], caller uint64) {
 }
 
 // Statuses reports the Status of every informer of the factory, started or
-// not, keyed by resource.
+// not, keyed by resource. Of a resource with informers of several
+// selections (see Acquire), it reports one that is not Synced, if any.
 func (f *Factory[T]) Statuses() map[schema.GroupVersionResource]Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	statuses := make(map[schema.GroupVersionResource]Status, len(f.informers))
-	for gvr, e := range f.informers {
-		statuses[gvr] = e.informer.Status()
+	for key, e := range f.informers {
+		if seen, ok := statuses[key.gvr]; !ok || seen.State == Synced {
+			statuses[key.gvr] = e.informer.Status()
+		}
 	}
 	return statuses
 }
@@ -333,8 +371,12 @@ func (f *Factory[T]) WaitForCacheSync(ctx context.Context) map[schema.GroupVersi
 	}
 	started := f.startedInformers()
 	synced := make(map[schema.GroupVersionResource]bool, len(started))
-	for gvr, e := range started {
-		synced[gvr] = waitForSync(ctx, e.informer)
+	for key, e := range started {
+		ok := waitForSync(ctx, e.informer)
+		if seen, found := synced[key.gvr]; found {
+			ok = ok && seen
+		}
+		synced[key.gvr] = ok
 	}
 	return synced
 }
@@ -354,11 +396,9 @@ func (f *Factory[T]) WaitForCacheSyncError(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	var unsynced []Status
-	for gvr, e := range f.startedInformers() {
+	for _, e := range f.startedInformers() {
 		if !waitForSync(ctx, e.informer) {
-			status := e.informer.Status()
-			status.GVR = gvr
-			unsynced = append(unsynced, status)
+			unsynced = append(unsynced, e.informer.Status())
 		}
 	}
 	if len(unsynced) == 0 {
@@ -367,13 +407,13 @@ func (f *Factory[T]) WaitForCacheSyncError(ctx context.Context) error {
 	return newSyncError(unsynced, ctx.Err())
 }
 
-func (f *Factory[T]) startedInformers() map[schema.GroupVersionResource]*entry[T] {
+func (f *Factory[T]) startedInformers() map[informerKey]*entry[T] {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	started := make(map[schema.GroupVersionResource]*entry[T], len(f.informers))
-	for gvr, e := range f.informers {
+	started := make(map[informerKey]*entry[T], len(f.informers))
+	for key, e := range f.informers {
 		if e.started() {
-			started[gvr] = e
+			started[key] = e
 		}
 	}
 	return started

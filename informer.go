@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/goid"
 )
 
 // Informer is a cache.SharedIndexInformer whose objects are all of type T,
@@ -96,7 +99,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
 	})
-	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run}
+	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, goroutines: &i.callbackGoroutines}
 	// The informer has not started, so these cannot fail.
 	if transform := o.storeTransform(); transform != nil {
 		_ = i.shared.SetTransform(i.guardTransform(transform))
@@ -136,14 +139,68 @@ type informer[T Object] struct {
 // Informer(): running it by hand (Informer().Run(stopCh), as client-go
 // users do) runs the Informer[T], so that its State, and the Factory that
 // shares it, know it is running and when it stops.
+//
+// Handlers added through it, the client-go way, are recorded as callbacks
+// as typed ones are, so that Release and Shutdown called from them do not
+// wait for them.
 type runTracked struct {
 	cache.SharedIndexInformer
-	run func(context.Context)
+	run        func(context.Context)
+	goroutines *callbackGoroutines
 }
 
 func (r *runTracked) Run(stopCh <-chan struct{}) { r.run(wait.ContextForChannel(stopCh)) }
 
 func (r *runTracked) RunWithContext(ctx context.Context) { r.run(ctx) }
+
+func (r *runTracked) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	return r.SharedIndexInformer.AddEventHandler(r.recorded(handler))
+}
+
+func (r *runTracked) AddEventHandlerWithResyncPeriod(handler cache.ResourceEventHandler, resyncPeriod time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+	return r.SharedIndexInformer.AddEventHandlerWithResyncPeriod(r.recorded(handler), resyncPeriod)
+}
+
+func (r *runTracked) AddEventHandlerWithOptions(handler cache.ResourceEventHandler, options cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	return r.SharedIndexInformer.AddEventHandlerWithOptions(r.recorded(handler), options)
+}
+
+func (r *runTracked) recorded(handler cache.ResourceEventHandler) cache.ResourceEventHandler {
+	if handler == nil {
+		return nil // client-go refuses it
+	}
+	return &recordedHandler{ResourceEventHandler: handler, goroutines: r.goroutines}
+}
+
+// recordedHandler records the goroutine client-go runs a handler on, at
+// its first event, as typedHandler does.
+type recordedHandler struct {
+	cache.ResourceEventHandler
+	goroutines *callbackGoroutines
+	registered atomic.Bool
+}
+
+func (h *recordedHandler) enter() {
+	if !h.registered.Load() {
+		h.registered.Store(true)
+		h.goroutines.add(goid.ID())
+	}
+}
+
+func (h *recordedHandler) OnAdd(obj any, isInInitialList bool) {
+	h.enter()
+	h.ResourceEventHandler.OnAdd(obj, isInInitialList)
+}
+
+func (h *recordedHandler) OnUpdate(oldObj, newObj any) {
+	h.enter()
+	h.ResourceEventHandler.OnUpdate(oldObj, newObj)
+}
+
+func (h *recordedHandler) OnDelete(obj any) {
+	h.enter()
+	h.ResourceEventHandler.OnDelete(obj)
+}
 
 func (i *informer[T]) Informer() cache.SharedIndexInformer { return i.tracked }
 

@@ -37,6 +37,8 @@ type options struct {
 	transform        cache.TransformFunc
 	errorHandler     ErrorHandler
 	stateHandler     StateHandler
+	labelSelector    string
+	fieldSelector    string
 	stopWhenGone     bool
 	stripManaged     bool
 	deferredStart    bool
@@ -63,6 +65,38 @@ func WithNamespace(namespace string) Option {
 // and watch request, for example to add a label selector.
 func WithTweakListOptions(tweak TweakListOptionsFunc) Option {
 	return func(o *options) { o.tweakListOptions = tweak }
+}
+
+// WithLabelSelector limits the informers to the objects whose labels match
+// selector, in the syntax of metav1.ListOptions.LabelSelector ("app=web",
+// "tier in (a,b)"). A tweak set with WithTweakListOptions runs after it.
+func WithLabelSelector(selector string) Option {
+	return func(o *options) { o.labelSelector = selector }
+}
+
+// WithFieldSelector limits the informers to the objects whose fields match
+// selector, in the syntax of metav1.ListOptions.FieldSelector
+// ("spec.nodeName=node-1"). A tweak set with WithTweakListOptions runs
+// after it.
+func WithFieldSelector(selector string) Option {
+	return func(o *options) { o.fieldSelector = selector }
+}
+
+// listTweak is what every list and watch request gets: the selectors, then
+// the user's tweak.
+func (o options) listTweak() TweakListOptionsFunc {
+	if o.labelSelector == "" && o.fieldSelector == "" {
+		return o.tweakListOptions
+	}
+	return func(options *metav1.ListOptions) {
+		if o.labelSelector != "" {
+			options.LabelSelector = o.labelSelector
+		}
+		if o.fieldSelector != "" {
+			options.FieldSelector = o.fieldSelector
+		}
+		applyTweak(o.tweakListOptions, options)
+	}
 }
 
 // WithIndexers adds indexers to every informer; a name given twice keeps the
@@ -142,7 +176,7 @@ func WithDeferredStart() Option {
 func resolveOptions(opts []Option) options {
 	o := options{
 		namespace:    metav1.NamespaceAll,
-		indexers:     cache.Indexers{},
+		indexers:     cache.Indexers{}, // a map of its own: WithIndexers adds to it
 		errorHandler: logError,
 	}
 	for _, opt := range opts {

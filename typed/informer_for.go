@@ -70,12 +70,15 @@ func InformerFor[T generic.Object](factory *Factory, opts ...InformerOption) (ge
 	if err != nil {
 		return nil, err
 	}
-	factory.recordResource(key, mapping.Resource)
+	if o.mapping == nil {
+		factory.recordResource(key, mapping.Resource)
+	}
 	return gf.Acquire(mapping.Resource), nil
 }
 
-// recordResource records the resource an informer of key was handed out
-// for, which Release then uses.
+// recordResource records the resource the RESTMapper gave for key when an
+// informer of it was handed out, which Release without WithResource then
+// uses instead of asking the RESTMapper again.
 func (f *Factory) recordResource(key factoryKey, gvr schema.GroupVersionResource) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -45,7 +45,9 @@ func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...Info
 	if err != nil {
 		return nil, err
 	}
-	factory.recordResource(key, mapping.Resource)
+	if o.mapping == nil {
+		factory.recordResource(key, mapping.Resource)
+	}
 	return gf.Acquire(mapping.Resource), nil
 }
 
