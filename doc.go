@@ -10,24 +10,32 @@
 //   - Informer[T] wraps a cache.SharedIndexInformer: a typed Lister,
 //     client-go's cache.TypedResourceEventHandler[T] (delete tombstones
 //     arrive as cache.DeletedObject[T], never as a value to type-assert),
-//     typed indexers, and a Status (Syncing, Synced, NotServed, Forbidden,
-//     Stopped).
-//   - Factory[T] shares one informer per GroupVersionResource, starts them,
-//     waits for their caches (WaitForCacheSync, WaitForCacheSyncError),
-//     releases one (Release) and stops them all (Shutdown).
+//     typed indexers, and a Status (NotStarted, Syncing, Synced, NotServed,
+//     Forbidden, Stopped), which moves only as the table in State's doc says.
+//   - Factory[T] shares one informer per GroupVersionResource and selection,
+//     starts them (also those asked for after Start), waits for their caches
+//     (WaitForCacheSync, WaitForCacheSyncError), hands out Handles whose
+//     Release drops exactly one hold (Acquire), and stops them all
+//     (Shutdown).
 //
 // A Factory lists and watches through a Source (DynamicSource for the
 // dynamic client) and turns what arrives into T with a Converter (Identity,
 // FromUnstructured), once per object as it is ingested, never on reads.
+// Every informer reaches its cache through that one ingest path: an object
+// that does not decode (Undecodable) or convert is reported as a
+// *ConversionError and skipped, and a known object that turns bad leaves
+// the cache as a delete of its last good state.
 // Options (WithNamespace, WithResyncPeriod, WithIndexers, WithTransform,
 // WithErrorHandler, WithStateHandler, WithStopWhenNotServed,
 // WithStripManagedFields, ...) apply to every informer of a Factory.
 //
-// Two instantiations are ready-made: package unstructured
+// Three instantiations are ready-made: package unstructured
 // (*unstructured.Unstructured by GVR, a drop-in for client-go's
-// dynamicinformer and dynamiclister) and package typed (any Go type in a
-// runtime.Scheme, decoded by a typed REST client). Package generictest
-// builds them over fake clients for controller tests.
+// dynamicinformer and dynamiclister), package metadata
+// (*metav1.PartialObjectMetadata, a drop-in for metadatainformer and
+// metadatalister) and package typed (any Go type in a runtime.Scheme,
+// decoded by a typed REST client), whose Factory hands out all three kinds.
+// Package generictest builds them over fake clients for controller tests.
 //
 // Objects returned by listers and passed to handlers are shared cache
 // state: treat them as read-only. Listers, informers and factories are safe
