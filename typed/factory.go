@@ -50,8 +50,11 @@ type Factory struct {
 	resources map[factoryKey]schema.GroupVersionResource
 	// dynamic and metadata are the clients made from Config for
 	// UnstructuredFor and MetadataFor, on first use.
-	dynamic      dynamic.Interface
-	metadata     clientmetadata.Interface
+	dynamic  dynamic.Interface
+	metadata clientmetadata.Interface
+	// startCtx is the context of the last Start, under which the
+	// generic.Factory of a kind asked for later starts.
+	startCtx     context.Context
 	shuttingDown bool
 }
 
@@ -115,8 +118,14 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 
 // Start runs every informer handed out and not running yet, until ctx ends
 // or Shutdown is called. It does not block and may be called any number of
-// times; informers requested after a Start run at the next Start.
+// times; informers requested after a Start run at once, under its context.
 func (f *Factory) Start(ctx context.Context) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f.mu.Lock()
+	f.startCtx = ctx
+	f.mu.Unlock()
 	for _, l := range f.lifecycles() {
 		l.Start(ctx)
 	}
@@ -167,8 +176,13 @@ func factoryFor[T generic.Object](f *Factory, key factoryKey, newFactory func() 
 		return gf, nil
 	}
 	gf := newFactory()
-	if f.shuttingDown {
+	switch {
+	case f.shuttingDown:
 		gf.Shutdown()
+	case f.startCtx != nil:
+		// Started already: the informers of a new kind run at once, as
+		// those of the kinds known at Start do.
+		gf.Start(f.startCtx)
 	}
 	f.byType[key] = gf
 	return gf, nil

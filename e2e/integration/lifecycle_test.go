@@ -122,7 +122,7 @@ func TestCRDDeletedAndRecreated(t *testing.T) {
 	if diff := cmp.Diff(int64(90), weight); diff != "" {
 		t.Errorf("new field (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]generic.State{generic.Synced, generic.NotServed, generic.Synced}, states.states()); diff != "" {
+	if diff := cmp.Diff([]generic.State{generic.Syncing, generic.Synced, generic.NotServed, generic.Synced}, states.states()); diff != "" {
 		t.Errorf("state changes (-want +got):\n%s", diff)
 	}
 }

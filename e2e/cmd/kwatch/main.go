@@ -5,9 +5,10 @@
 //	kwatch [flags] RESOURCE...
 //
 // RESOURCE is a plural name, optionally with its group: configmaps,
-// widgets.example.com. Kinds in client-go's scheme are watched through the
-// typed factory, everything else (custom resources) through the
-// unstructured one.
+// widgets.example.com. Every resource is watched through one typed.Factory:
+// kinds in client-go's scheme as typed objects, everything else (custom
+// resources) as *unstructured.Unstructured, with one Start, one wait for the
+// initial sync, one Statuses and one Shutdown.
 //
 // With no kubeconfig (--kubeconfig or $KUBECONFIG), kwatch starts an
 // embedded kube-apiserver; with no RESOURCE there, it runs a demo: it

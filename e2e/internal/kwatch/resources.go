@@ -1,7 +1,6 @@
 package kwatch
 
 import (
-	"context"
 	"fmt"
 	"sync"
 
@@ -10,12 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
-	"github.com/generic-informers/generic/e2e/internal/cluster"
 	"github.com/generic-informers/generic/typed"
-	"github.com/generic-informers/generic/unstructured"
 )
 
 // resource is one resource kwatch watches, whatever the Go type its
@@ -24,41 +22,37 @@ type resource struct {
 	// name is how kwatch prints it: the plural, then the group if any.
 	name     string
 	gvr      schema.GroupVersionResource
-	typed    bool
 	informer cache.SharedIndexInformer
-	status   func() generic.Status
 }
 
-// factories are the two instantiations kwatch uses: the typed factory for
-// kinds in client-go's scheme, the unstructured one for everything else.
-type factories struct {
-	typed        *typed.Factory
-	unstructured *unstructured.Factory
-	scheme       *runtime.Scheme
+// watcher holds the one factory kwatch watches every resource through:
+// kinds in client-go's scheme as typed objects (typed.InformerForKind),
+// everything else, custom resources, as *unstructured.Unstructured
+// (typed.UnstructuredFor). One Start, one WaitForCacheSyncError, one
+// Statuses and one Shutdown serve them all.
+type watcher struct {
+	factory *typed.Factory
+	scheme  *runtime.Scheme
 }
 
-// newFactories makes the factories; every change of an informer's state
-// after its first sync goes to events (the first sync has its own line).
-func newFactories(c *cluster.Cluster, namespace, selector string, events chan<- Event) (*factories, error) {
-	opts := []generic.Option{
+// newWatcher makes the factory; every change of an informer's state but
+// those of a plain initial sync goes to events (stateChanges).
+func newWatcher(config *rest.Config, namespace, selector string, events chan<- Event) (*watcher, error) {
+	factory, err := typed.NewFactory(config, scheme.Scheme,
 		generic.WithNamespace(namespace),
 		generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = selector }),
 		generic.WithStateHandler(stateChanges(events)),
-	}
-	typedFactory, err := typed.NewFactoryForClients(typed.Clients{Config: c.Config, RESTMapper: c.Mapper}, scheme.Scheme, opts...)
+	)
 	if err != nil {
 		return nil, err
 	}
-	return &factories{
-		typed:        typedFactory,
-		unstructured: unstructured.NewFactory(c.Dynamic, opts...),
-		scheme:       scheme.Scheme,
-	}, nil
+	return &watcher{factory: factory, scheme: scheme.Scheme}, nil
 }
 
-// watch resolves arg ("configmaps", "widgets.example.com") and registers a
-// handler sending its events.
-func (f *factories) watch(mapper meta.RESTMapper, arg string, events chan<- Event) (*resource, error) {
+// watch resolves arg ("configmaps", "widgets.example.com") with mapper and
+// registers a handler sending its events. The factory is told the resource
+// and its scope, so that it needs no discovery of its own.
+func (w *watcher) watch(mapper meta.RESTMapper, arg string, events chan<- Event) (*resource, error) {
 	gvr, err := mapper.ResourceFor(schema.ParseGroupResource(arg).WithVersion(""))
 	if err != nil {
 		return nil, fmt.Errorf("resource %q: %w", arg, err)
@@ -67,44 +61,49 @@ func (f *factories) watch(mapper meta.RESTMapper, arg string, events chan<- Even
 	if err != nil {
 		return nil, fmt.Errorf("resource %q: %w", arg, err)
 	}
-	r := &resource{name: gvr.GroupResource().String(), gvr: gvr, typed: f.scheme.Recognizes(gvk)}
-	if r.typed {
-		informer, err := typed.InformerForKind(f.typed, gvk)
+	r := &resource{name: gvr.GroupResource().String(), gvr: gvr}
+	if w.scheme.Recognizes(gvk) {
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return nil, fmt.Errorf("resource %q: %w", arg, err)
+		}
+		informer, err := typed.InformerForKind(w.factory, gvk, typed.WithResource(mapping.Resource, mapping.Scope))
 		if err != nil {
 			return nil, err
 		}
-		r.informer, r.status = informer.Informer(), informer.Status
+		r.informer = informer.Informer()
 		return r, sendEvents(informer, r.name, events)
 	}
-	informer := f.unstructured.ForResource(gvr)
-	r.informer, r.status = informer.Informer(), informer.Status
+	informer, err := typed.UnstructuredFor(w.factory, gvr)
+	if err != nil {
+		return nil, err
+	}
+	r.informer = informer.Informer()
 	return r, sendEvents(informer, r.name, events)
 }
 
-func (f *factories) start(ctx context.Context) {
-	f.typed.Start(ctx)
-	f.unstructured.Start(ctx)
-}
-
-func (f *factories) shutdown() {
-	f.typed.Shutdown()
-	f.unstructured.Shutdown()
-}
-
-// stateChanges returns a StateHandler that sends every change of state to
-// events, but for each resource's first Synced: that one is the end of the
-// initial sync, which waitForSync reports.
+// stateChanges returns a StateHandler that sends changes of state to
+// events, but for those of a plain initial sync (NotStarted to Syncing to
+// Synced), which the initial sync's own lines report. Once a resource has
+// had another state first (Forbidden, NotServed), its every change is sent,
+// its first Synced included.
 func stateChanges(events chan<- Event) generic.StateHandler {
 	var mu sync.Mutex
-	synced := map[schema.GroupVersionResource]bool{}
+	type seen struct{ changed, synced, sent bool }
+	byGVR := map[schema.GroupVersionResource]*seen{}
 	return func(status generic.Status) {
 		mu.Lock()
-		first := status.State == generic.Synced && !synced[status.GVR]
-		if status.State == generic.Synced {
-			synced[status.GVR] = true
+		s := byGVR[status.GVR]
+		if s == nil {
+			s = &seen{}
+			byGVR[status.GVR] = s
 		}
+		quiet := !s.sent && ((status.State == generic.Syncing && !s.changed) || (status.State == generic.Synced && !s.synced))
+		s.changed = true
+		s.synced = s.synced || status.State == generic.Synced
+		s.sent = s.sent || !quiet
 		mu.Unlock()
-		if !first {
+		if !quiet {
 			events <- stateEvent(status)
 		}
 	}

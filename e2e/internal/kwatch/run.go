@@ -12,6 +12,7 @@ import (
 
 	"github.com/generic-informers/generic/e2e/apiserver"
 	"github.com/generic-informers/generic/e2e/internal/cluster"
+	"github.com/generic-informers/generic/typed"
 )
 
 // progressEvery is how often the initial sync's progress is printed.
@@ -75,14 +76,14 @@ func connect(ctx context.Context, opts Options) (config *rest.Config, stop func(
 
 func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string, selector string, script *script) (Summary, error) {
 	events := make(chan Event, 4096)
-	f, err := newFactories(c, opts.Namespace, selector, events)
+	w, err := newWatcher(c.Config, opts.Namespace, selector, events)
 	if err != nil {
 		return nil, err
 	}
-	defer f.shutdown()
+	defer w.factory.Shutdown()
 	resources := make([]*resource, 0, len(args))
 	for _, arg := range args {
-		r, err := f.watch(c.Mapper, arg, events)
+		r, err := w.watch(c.Mapper, arg, events)
 		if err != nil {
 			return nil, err
 		}
@@ -97,11 +98,11 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 	// The informers run until shutdown stops them, not until ctx (Ctrl-C,
 	// --duration) ends: their states are read after ctx ends, and must be
 	// what they were while watching, not Stopped.
-	f.start(context.WithoutCancel(ctx))
-	syncTimes := waitForSync(ctx, opts, resources)
+	w.factory.Start(context.WithoutCancel(ctx))
+	syncTimes := waitForSync(ctx, opts, w.factory, resources)
 	scriptErr := stream(ctx, opts, events, counts, script)
-	states := statesOf(resources) // before the informers stop
-	shutdown(f, opts, events, counts)
+	states := statesOf(w.factory, resources) // before the informers stop
+	shutdown(w.factory, opts, events, counts)
 	summary := counts.summary(syncTimes, states)
 	if err := summary.Print(opts.status()); err != nil {
 		return summary, err
@@ -110,8 +111,20 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 }
 
 // waitForSync prints progress until every resource has synced or ctx ends,
+// and returns how long each took. If the factory's informers did not all
+// sync, it prints why.
+func waitForSync(ctx context.Context, opts Options, factory *typed.Factory, resources []*resource) map[string]time.Duration {
+	took := waitForEach(ctx, opts, resources)
+	// Every informer has synced or ctx has ended: this does not block.
+	if err := factory.WaitForCacheSyncError(ctx); err != nil {
+		fmt.Fprintf(opts.status(), "%s  initial sync did not finish: %v\n", time.Now().Format("15:04:05.000"), err)
+	}
+	return took
+}
+
+// waitForEach prints progress until every resource has synced or ctx ends,
 // and returns how long each took.
-func waitForSync(ctx context.Context, opts Options, resources []*resource) map[string]time.Duration {
+func waitForEach(ctx context.Context, opts Options, resources []*resource) map[string]time.Duration {
 	started := time.Now()
 	type synced struct {
 		name string
@@ -165,10 +178,12 @@ func stream(ctx context.Context, opts Options, events <-chan Event, counts *coun
 	}
 }
 
-func statesOf(resources []*resource) map[string]string {
+// statesOf returns the state of each resource's informer.
+func statesOf(factory *typed.Factory, resources []*resource) map[string]string {
+	statuses := factory.Statuses()
 	states := make(map[string]string, len(resources))
 	for _, r := range resources {
-		states[r.name] = r.status().State.String()
+		states[r.name] = statuses[r.gvr].State.String()
 	}
 	return states
 }
@@ -177,12 +192,12 @@ func statesOf(resources []*resource) map[string]string {
 // that a handler blocked on a full channel cannot hold up the shutdown,
 // then handles what is left. The informers' own change to Stopped is not
 // news: it is not printed.
-func shutdown(f *factories, opts Options, events <-chan Event, counts *counter) {
+func shutdown(factory *typed.Factory, opts Options, events <-chan Event, counts *counter) {
 	counts.stopping = true
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		f.shutdown()
+		factory.Shutdown()
 	}()
 	for {
 		select {
