@@ -21,6 +21,8 @@ import (
 // as the typed informers: one Start, one WaitForCacheSyncError, one
 // Statuses and one Shutdown serve them all. Every call for the same gvr
 // shares one informer; each is one hold, which the Handle's Release drops.
+// The factory's namespace is not applied to a resource the RESTMapper (or
+// discovery) says is cluster-scoped.
 //
 // It fails, without side effects, on a nil factory or when there is no
 // dynamic client to be had.
@@ -28,19 +30,14 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource) (generic
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
 	}
-	factory.mu.Lock()
-	defer factory.mu.Unlock()
-	client, err := factory.dynamicClient()
+	factory.recordScope(gvr)
+	gf, err := genericFactoryOf(factory, func(client dynamic.Interface) *generic.Factory[*unstructured.Unstructured] {
+		return generic.NewFactory[*unstructured.Unstructured](ignoreNamespaceWhenClusterScoped(generic.DynamicSource(client), factory.clusterScoped), nil, factory.opts...)
+	}, factory.dynamicClient)
 	if err != nil {
 		return nil, err
 	}
-	key := factoryKey{goType: reflect.TypeFor[*unstructured.Unstructured]()}
-	gf, err := factoryFor(factory, key, func() *generic.Factory[*unstructured.Unstructured] {
-		return generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, factory.opts...)
-	})
-	if err != nil {
-		return nil, err
-	}
+	// Not under factory.mu: the source asks the factory for the scope.
 	return gf.Acquire(gvr), nil
 }
 
@@ -57,20 +54,44 @@ func MetadataFor(factory *Factory, gvr schema.GroupVersionResource) (generic.Han
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
 	}
-	factory.mu.Lock()
-	defer factory.mu.Unlock()
-	client, err := factory.metadataClient()
+	factory.recordScope(gvr)
+	gf, err := genericFactoryOf(factory, func(client clientmetadata.Interface) *generic.Factory[*metav1.PartialObjectMetadata] {
+		return generic.NewFactory[*metav1.PartialObjectMetadata](ignoreNamespaceWhenClusterScoped(metadata.MetadataSource(client), factory.clusterScoped), nil, factory.opts...)
+	}, factory.metadataClient)
 	if err != nil {
 		return nil, err
 	}
-	key := factoryKey{goType: reflect.TypeFor[*metav1.PartialObjectMetadata]()}
-	gf, err := factoryFor(factory, key, func() *generic.Factory[*metav1.PartialObjectMetadata] {
-		return generic.NewFactory[*metav1.PartialObjectMetadata](metadata.MetadataSource(client), nil, factory.opts...)
-	})
-	if err != nil {
-		return nil, err
-	}
+	// Not under factory.mu: the source asks the factory for the scope.
 	return gf.Acquire(gvr), nil
+}
+
+// genericFactoryOf returns the generic.Factory of T, making it on first use
+// with newFactory over the client that client returns.
+func genericFactoryOf[T generic.Object, C any](f *Factory, newFactory func(C) *generic.Factory[T], client func() (C, error)) (*generic.Factory[T], error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, err := client()
+	if err != nil {
+		return nil, err
+	}
+	return factoryFor(f, factoryKey{goType: reflect.TypeFor[T]()}, func() *generic.Factory[T] { return newFactory(c) })
+}
+
+// recordScope records whether gvr is cluster-scoped, as the RESTMapper or
+// discovery says, so that the factory's namespace is not applied to it (as
+// for typed informers). A scope that cannot be found is left unknown: the
+// namespace applies, as in client-go's dynamic and metadata factories.
+func (f *Factory) recordScope(gvr schema.GroupVersionResource) {
+	if f.kinds == nil {
+		return
+	}
+	scope, err := f.kinds.scopeOf(gvr)
+	if err != nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scopes[gvr] = scope
 }
 
 // dynamicClient returns Clients.Dynamic, or makes one from Clients.Config

@@ -10,9 +10,10 @@ import (
 	"k8s.io/client-go/discovery"
 )
 
-// kindMapper finds the resource of a kind.
+// kindMapper finds the resource of a kind, and the scope of a resource.
 type kindMapper interface {
 	mappingFor(gvk schema.GroupVersionKind) (*meta.RESTMapping, error)
+	scopeOf(gvr schema.GroupVersionResource) (meta.RESTScopeName, error)
 }
 
 // restMapperKinds is the kindMapper of a RESTMapper given in Clients.
@@ -20,6 +21,21 @@ type restMapperKinds struct{ mapper meta.RESTMapper }
 
 func (m restMapperKinds) mappingFor(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
 	return m.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+}
+
+func (m restMapperKinds) scopeOf(gvr schema.GroupVersionResource) (meta.RESTScopeName, error) {
+	gvk, err := m.mapper.KindFor(gvr)
+	if err != nil {
+		return "", err
+	}
+	mapping, err := m.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return "", err
+	}
+	if mapping.Scope == nil {
+		return "", fmt.Errorf("the RESTMapper gave %v no scope", gvr)
+	}
+	return mapping.Scope.Name(), nil
 }
 
 // discoveryKinds is the default kindMapper: it asks discovery about the
@@ -66,4 +82,22 @@ func (d *discoveryKinds) mappingFor(gvk schema.GroupVersionKind) (*meta.RESTMapp
 		return mapping, nil
 	}
 	return nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+}
+
+// scopeOf asks discovery whether gvr is namespaced.
+func (d *discoveryKinds) scopeOf(gvr schema.GroupVersionResource) (meta.RESTScopeName, error) {
+	resources, err := d.client.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if err != nil {
+		return "", fmt.Errorf("discovery of %s: %w", gvr.GroupVersion(), err)
+	}
+	for _, r := range resources.APIResources {
+		if r.Name != gvr.Resource {
+			continue
+		}
+		if r.Namespaced {
+			return meta.RESTScopeNameNamespace, nil
+		}
+		return meta.RESTScopeNameRoot, nil
+	}
+	return "", fmt.Errorf("discovery of %s: no resource %q", gvr.GroupVersion(), gvr.Resource)
 }
