@@ -2,6 +2,7 @@ package generictest
 
 import (
 	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,11 +37,21 @@ func (f *Fake) Delete(obj runtime.Object) {
 	f.t.Helper()
 	u, gvr, resource := f.resolve(obj)
 	rejected := f.seen.rejectedCount(gvr, keyOf(u))
+	// Its last state, whose resourceVersion tells a handler that has it
+	// still from one that has it again.
+	stored, err := f.client.Tracker().Get(gvr, u.GetNamespace(), u.GetName())
+	if err != nil {
+		f.t.Fatalf("generictest: delete %s: %v", keyOf(u), err)
+	}
+	last, ok := stored.(*unstructured.Unstructured)
+	if !ok {
+		last = u
+	}
 	if err := resource.Delete(context.Background(), u.GetName(), metav1.DeleteOptions{}); err != nil {
 		f.t.Fatalf("generictest: delete %s: %v", keyOf(u), err)
 	}
 	if !f.unsettled {
-		f.settle([]expectation{f.seen.expect(gvr, u, keyOf(u), false, rejected)})
+		f.settle("the delete", []expectation{f.seen.expect(gvr, last, keyOf(u), false, rejected)})
 	}
 }
 
@@ -51,7 +62,8 @@ func (f *Fake) Delete(obj runtime.Object) {
 // their last known state; as after any relist in client-go, every object
 // still there reaches them as an update. It returns once every handler has
 // caught up.
-// Make the changes through the Fake (Create, Update, Delete).
+// Make the changes through the Fake (Create, Update, Delete) or its
+// clients (Dynamic, Clientset).
 func (f *Fake) WithoutWatch(change func()) {
 	f.t.Helper()
 	f.waitWatching()
@@ -63,7 +75,7 @@ func (f *Fake) WithoutWatch(change func()) {
 	after := f.snapshot()
 	expectations := f.relisted(before, after)
 	f.watches.expire()
-	f.settle(expectations)
+	f.settle("the relist", expectations)
 	f.waitWatching()
 }
 
@@ -76,7 +88,7 @@ func (f *Fake) write(obj runtime.Object, do func(dynamic.ResourceInterface, *uns
 		f.t.Fatalf("generictest: %s: %v", keyOf(u), err)
 	}
 	if !f.unsettled {
-		f.settle([]expectation{f.seen.expect(gvr, stored, keyOf(stored), true, rejected)})
+		f.settle("the change", []expectation{f.seen.expect(gvr, stored, keyOf(stored), true, rejected)})
 	}
 	return stored
 }
@@ -100,12 +112,20 @@ func (f *Fake) resolve(obj runtime.Object) (*unstructured.Unstructured, schema.G
 	return u, mapping.Resource, resource
 }
 
-// settle waits until every handler has met the expectations, or fails the
-// test at its deadline with what is missing.
-func (f *Fake) settle(expectations []expectation) {
+// settle waits until every handler has met the expectations of what, or
+// fails the test at the Fake's timeout with what each handler lacks and
+// has.
+func (f *Fake) settle(what string, expectations []expectation) {
 	f.t.Helper()
-	ctx, cancel := f.deadline()
+	ctx, cancel, bound := f.deadline()
 	defer cancel()
+	f.settleWithin(ctx, bound, what, expectations)
+}
+
+// settleWithin is settle within the bound of ctx, for a wait that settles
+// at its end.
+func (f *Fake) settleWithin(ctx context.Context, bound time.Duration, what string, expectations []expectation) {
+	f.t.Helper()
 	for {
 		changed := f.seen.wait()
 		unmet := f.seen.unmet(expectations)
@@ -115,7 +135,8 @@ func (f *Fake) settle(expectations []expectation) {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			f.t.Fatalf("generictest: handlers did not see the change in time:\n%s", join(unmet))
+			f.t.Fatalf("generictest: handlers did not see %s within %v:\n%s", what, bound, join(unmet))
+			return
 		}
 	}
 }

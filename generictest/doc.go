@@ -9,6 +9,14 @@
 // shows the state a controller should reach, and fails with a cmp.Diff;
 // Recorder records what a handler receives.
 //
+// The code under test writes through Fake.Dynamic (client-go's fake
+// dynamic client) or Fake.Clientset (its fake typed clientset): both serve
+// one store, and every write, whichever the client, is stamped with a new
+// resourceVersion and reaches the informers by their list and watch.
+//
+// Every wait is bounded (Timeout, 30 seconds by default): one that is not
+// met fails the test, saying what it waited for and what it saw.
+//
 //	fake := generictest.New(t, scheme, generictest.Files("testdata/widgets.yaml"))
 //	widgets := generictest.NewInformer[*v1.Widget](fake)
 //	rec := generictest.NewRecorder[*v1.Widget]()

@@ -1,6 +1,7 @@
 package generictest_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic/generictest"
 )
@@ -79,4 +81,40 @@ func ExampleWaitForState() {
 	})
 	fmt.Println("reached")
 	// Output: reached
+}
+
+// A test of a controller that writes through client-go's typed clientset:
+// its writes reach the informers as an API server's would, and WaitFor
+// waits for their outcome.
+func ExampleFake_Clientset() {
+	t := newExampleT()
+	defer t.end()
+	fake := generictest.New(t, scheme.Scheme)
+	configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
+	client := fake.Clientset() // the controller's kubernetes.Interface
+
+	// The controller under test: it labels each ConfigMap it is told of.
+	if _, err := configMaps.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]{
+		AddFunc: func(cm *corev1.ConfigMap) {
+			labelled := cm.DeepCopy() // the informer's object is read-only
+			metav1.SetMetaDataLabel(&labelled.ObjectMeta, "seen", "true")
+			if _, err := client.CoreV1().ConfigMaps(cm.Namespace).Update(context.Background(), labelled, metav1.UpdateOptions{}); err != nil {
+				fmt.Println(err)
+			}
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	fake.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}})
+
+	generictest.WaitForState(configMaps, []string{"default/settings seen=true"}, func(cms []*corev1.ConfigMap) []string {
+		var shown []string
+		for _, cm := range cms {
+			shown = append(shown, cm.Namespace+"/"+cm.Name+" seen="+cm.Labels["seen"])
+		}
+		return shown
+	})
+	fmt.Println("labelled")
+	// Output: labelled
 }

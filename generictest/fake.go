@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/fixtures"
@@ -36,8 +38,10 @@ type Fake struct {
 	// kinds and the fixtures' custom resources.
 	listKinds map[schema.GroupVersionResource]string
 	settings  settings
-	// resourceVersion stamps every object created or updated: the fake
-	// client keeps none in the objects themselves.
+	// store is the fake client's tracker, stamping what it stores with
+	// resourceVersion: the fake client keeps none in the objects
+	// themselves. Every write goes through it; reads go to the tracker.
+	store           clienttesting.ObjectTracker
 	resourceVersion atomic.Int64
 	seen            *seenLog
 	watches         *watchSwitch
@@ -52,6 +56,7 @@ type Fake struct {
 	mu           sync.Mutex
 	typed        *typed.Factory
 	unstructured *genericunstructured.Factory
+	clientset    *kubefake.Clientset
 }
 
 // firstResourceVersion is the first resourceVersion the Fake stamps; it is
@@ -67,8 +72,9 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	if scheme == nil {
 		t.Fatal("generictest: nil scheme")
 	}
-	f := &Fake{t: t, scheme: scheme, seen: newSeenLog(), watches: &watchSwitch{}, listed: map[listedKey]map[string]bool{}}
+	f := &Fake{t: t, scheme: scheme, watches: &watchSwitch{}, listed: map[listedKey]map[string]bool{}}
 	f.resourceVersion.Store(firstResourceVersion)
+	f.seen = newSeenLog(&f.resourceVersion)
 	f.errs.onRecord = f.seen.recordError
 	for _, opt := range opts {
 		if opt != nil {
@@ -77,6 +83,9 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	}
 	if f.settings.selector == nil {
 		f.settings.selector = labels.Everything()
+	}
+	if f.settings.timeout == 0 {
+		f.settings.timeout = DefaultTimeout
 	}
 	objs, err := f.seedObjects()
 	if err != nil {
@@ -98,15 +107,22 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 			t.Fatalf("generictest: seeding %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 		}
 	}
-	f.client.PrependReactor("create", "*", f.stampCreate)
-	f.client.PrependReactor("update", "*", f.stampUpdate)
+	// Reactors run last prepended first: watches and lists, then strategic
+	// merge patches and applies, then every other verb through the
+	// stamping tracker.
+	f.store = &stampingTracker{ObjectTracker: f.client.Tracker(), next: f.nextResourceVersion}
+	f.client.PrependReactor("*", "*", clienttesting.ObjectReaction(f.store))
+	f.client.PrependReactor("patch", "*", f.strategicPatch)
 	f.client.PrependReactor("list", "*", f.list)
 	f.client.PrependWatchReactor("*", f.watch)
 	t.Cleanup(f.shutdown)
 	return f
 }
 
-// Dynamic returns the fake dynamic client, for the code under test.
+// Dynamic returns the fake dynamic client, for the code under test. Its
+// writes are stamped with a resourceVersion, as an API server's; strategic
+// merge patches and applies work on built-in kinds. Writes made straight
+// to its Tracker are not stamped.
 func (f *Fake) Dynamic() *dynamicfake.FakeDynamicClient { return f.client }
 
 // RESTMapper returns the Fake's RESTMapper.
@@ -139,10 +155,16 @@ func (f *Fake) seedObjects() ([]*unstructured.Unstructured, error) {
 
 // toUnstructured returns a copy of obj as unstructured, with its kind.
 func (f *Fake) toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	return toUnstructuredIn(f.scheme, obj)
+}
+
+// toUnstructuredIn returns a copy of obj as unstructured, with its kind in
+// scheme.
+func toUnstructuredIn(scheme *runtime.Scheme, obj runtime.Object) (*unstructured.Unstructured, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return u.DeepCopy(), nil
 	}
-	gvks, _, err := f.scheme.ObjectKinds(obj)
+	gvks, _, err := scheme.ObjectKinds(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +242,26 @@ func (f *Fake) unstructuredFactory() *genericunstructured.Factory {
 	return f.unstructured
 }
 
+// shutdown stops the informers and their watches at the end of the test.
+// A handler that never returns would hold it forever: it fails the test at
+// the Fake's timeout instead.
 func (f *Fake) shutdown() {
+	f.t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.stop()
+	}()
+	ctx, cancel, bound := f.deadline()
+	defer cancel()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		f.t.Fatalf("generictest: the informers did not shut down within %v: a handler has not returned", bound)
+	}
+}
+
+func (f *Fake) stop() {
 	f.mu.Lock()
 	typedFactory, unstructuredFactory := f.typed, f.unstructured
 	f.mu.Unlock()
@@ -233,15 +274,23 @@ func (f *Fake) shutdown() {
 	f.watches.stopAll()
 }
 
-// deadline is when waits give up: shortly before the test's deadline, or a
-// minute from now for tests without one.
-func (f *Fake) deadline() (context.Context, context.CancelFunc) {
+// deadlineMargin is how long before the test's deadline waits give up, so
+// that the test fails with their message rather than the test binary's
+// panic.
+const deadlineMargin = 5 * time.Second
+
+// deadline bounds one wait: it ends after the Fake's timeout, or
+// deadlineMargin before the test's deadline if that is sooner. It returns
+// the bound too, for the wait's message.
+func (f *Fake) deadline() (context.Context, context.CancelFunc, time.Duration) {
+	bound := f.settings.timeout
 	if tt, ok := f.t.(interface{ Deadline() (time.Time, bool) }); ok {
 		if d, ok := tt.Deadline(); ok {
-			return context.WithDeadline(context.Background(), d.Add(-5*time.Second))
+			bound = min(bound, max(time.Until(d)-deadlineMargin, 0))
 		}
 	}
-	return context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	return ctx, cancel, bound.Round(time.Millisecond)
 }
 
 // errorLog records what the informers report.
@@ -270,16 +319,17 @@ func (l *errorLog) all() []error {
 }
 
 // sync starts a factory and waits for its informers, failing the test with
-// the factory's reasons if they do not sync, then waits until they watch.
+// the factory's reasons if they do not sync in time, then waits until they
+// watch.
 func (f *Fake) sync(start func(context.Context), wait func(context.Context) error) {
 	f.t.Helper()
 	start(context.Background())
-	ctx, cancel := f.deadline()
+	ctx, cancel, bound := f.deadline()
 	defer cancel()
 	if err := wait(ctx); err != nil {
-		f.t.Fatalf("generictest: %v", err)
+		f.t.Fatalf("generictest: the informers did not sync within %v: %v", bound, err)
 	}
-	f.waitWatching()
+	f.waitWatchingWithin(ctx, bound)
 }
 
 // waitWatching waits until every informer of the Fake watches. The fake
@@ -288,18 +338,26 @@ func (f *Fake) sync(start func(context.Context), wait func(context.Context) erro
 // informer's list and its watch could be lost.
 func (f *Fake) waitWatching() {
 	f.t.Helper()
-	ctx, cancel := f.deadline()
+	ctx, cancel, bound := f.deadline()
 	defer cancel()
+	f.waitWatchingWithin(ctx, bound)
+}
+
+// waitWatchingWithin is waitWatching within the bound of ctx.
+func (f *Fake) waitWatchingWithin(ctx context.Context, bound time.Duration) {
+	f.t.Helper()
 	keys := f.seen.watchKeys()
 	for {
-		ok, changed := f.watches.watching(keys)
-		if ok {
+		missing, changed := f.watches.missing(keys)
+		if len(missing) == 0 {
 			return
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			f.t.Fatalf("generictest: the informers did not start watching in time")
+			f.t.Fatalf("generictest: the informers did not start watching within %v; no watch of %s",
+				bound, describeWatches(missing))
+			return
 		}
 	}
 }

@@ -150,3 +150,42 @@ func asMeta[T metav1.Object](objs []T) []metav1.Object {
 	}
 	return ret
 }
+
+// TestClusterScopedUnderANamespace: a Fake limited to a namespace still
+// waits for the typed informers of cluster-scoped kinds, which watch every
+// namespace, and does not take an object outside the namespace for one
+// they will never see.
+func TestClusterScopedUnderANamespace(t *testing.T) {
+	namespace := func(name string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
+	tests := []struct {
+		name   string
+		change func(f *generictest.Fake)
+		want   []generictest.Event
+	}{{
+		name:   "create",
+		change: func(f *generictest.Fake) { f.Create(namespace("new")) },
+		want:   []generictest.Event{{Verb: generictest.Added, Key: "new"}},
+	}, {
+		name:   "delete",
+		change: func(f *generictest.Fake) { f.Delete(namespace("team-b")) },
+		want:   []generictest.Event{{Verb: generictest.Deleted, Key: "team-b"}},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake := generictest.New(t, widget.NewScheme(), generictest.Namespace("team-a"), generictest.Objects(namespace("team-a"), namespace("team-b")))
+			namespaces := generictest.NewInformer[*corev1.Namespace](fake)
+			rec := generictest.NewRecorder[*corev1.Namespace]()
+			if _, err := namespaces.AddEventHandler(rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Reset() // the cached objects, replayed to a new handler
+			tc.change(fake)
+			if diff := cmp.Diff(tc.want, rec.Events(), generictest.IgnoreResourceVersion()); diff != "" {
+				t.Errorf("events right after the change (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -93,17 +93,18 @@ func wrap[T generic.Object](f *Fake, informer generic.Informer[T], converts bool
 func (i *Informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
 	f := i.fake
 	f.t.Helper()
-	log := f.seen.newHandler(i.GroupVersionResource(), f.settings.namespace, f.settings.selector, i.converts, f.watchKeyOf(i.GroupVersionResource(), i.converts))
+	log := f.seen.newHandler(i.Informer(), f.watchKeyOf(i.GroupVersionResource(), i.converts), f.settings.selector, i.converts)
 	registration, err := i.inner.AddEventHandler(&trackedHandler[T]{handler: handler, seen: f.seen, log: log}, options...)
 	if err != nil || !i.HasSynced() {
 		return registration, err
 	}
-	ctx, cancel := f.deadline()
+	ctx, cancel, bound := f.deadline()
 	defer cancel()
 	select {
 	case <-registration.HasSyncedChecker().Done():
 	case <-ctx.Done():
-		f.t.Fatalf("generictest: the new handler of %s did not receive the cached objects in time", i.GroupVersionResource())
+		f.t.Fatalf("generictest: the new handler of %s did not receive the cached objects within %v; it has %d of them",
+			i.GroupVersionResource(), bound, f.seen.count(log))
 	}
 	return registration, nil
 }

@@ -1,6 +1,8 @@
 package generictest
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -16,7 +18,11 @@ type settings struct {
 	namespace string
 	selector  labels.Selector
 	factory   []generic.Option
+	timeout   time.Duration
 }
+
+// DefaultTimeout bounds each wait of a Fake made without Timeout.
+const DefaultTimeout = 30 * time.Second
 
 // Objects seeds the Fake with objs: objects of Go types registered in the
 // scheme, or *unstructured.Unstructured (custom resources).
@@ -50,4 +56,20 @@ func LabelSelector(selector labels.Selector) Option {
 // do not set an ErrorHandler: the Fake records errors (Fake.Errors).
 func FactoryOptions(opts ...generic.Option) Option {
 	return func(s *settings) { s.factory = append(s.factory, opts...) }
+}
+
+// Timeout bounds each wait of the Fake: a change waiting for its handlers,
+// WaitFor and WaitForState, an informer's sync and first watch, a new
+// handler's replay of the cache, the shutdown at the end of the test. A
+// wait not over by then fails the test, saying what it waited for and what
+// it saw, so that a controller that never converges fails in seconds and
+// not at the test binary's deadline, with no clue. Each wait also ends a
+// few seconds before the test's deadline (go test -timeout), if sooner.
+// Default: DefaultTimeout; d <= 0 keeps the default.
+func Timeout(d time.Duration) Option {
+	return func(s *settings) {
+		if d > 0 {
+			s.timeout = d
+		}
+	}
 }

@@ -1,15 +1,20 @@
 package generictest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
 )
@@ -23,17 +28,22 @@ type seenLog struct {
 	changed  chan struct{} // closed, and replaced, at every record
 	handlers []*handlerLog
 	rejected map[string]int // "gvr key" -> ConversionErrors reported
+	// stamps is the Fake's resourceVersion counter.
+	stamps *atomic.Int64
 }
 
-func newSeenLog() *seenLog {
-	return &seenLog{changed: make(chan struct{}), rejected: map[string]int{}}
+func newSeenLog(stamps *atomic.Int64) *seenLog {
+	return &seenLog{changed: make(chan struct{}), rejected: map[string]int{}, stamps: stamps}
 }
 
 // handlerLog is what one handler has seen.
 type handlerLog struct {
-	gvr schema.GroupVersionResource
-	// namespace and selector are its informer's: it sees only the objects
-	// they match.
+	// source is the informer the handler is registered on.
+	source cache.SharedIndexInformer
+	gvr    schema.GroupVersionResource
+	// namespace and selector are its informer's watch's: it sees only the
+	// objects they match. A typed informer of a cluster-scoped resource
+	// watches every namespace, whatever the Fake's.
 	namespace string
 	selector  labels.Selector
 	// converts is set for typed informers, which skip what they cannot
@@ -45,8 +55,10 @@ type handlerLog struct {
 	events  map[string]int    // key -> events seen
 }
 
-func (l *seenLog) newHandler(gvr schema.GroupVersionResource, namespace string, selector labels.Selector, converts bool, watch watchKey) *handlerLog {
-	h := &handlerLog{gvr: gvr, namespace: namespace, selector: selector, converts: converts, watch: watch,
+// newHandler starts the log of a handler of source, whose informer watches
+// watch and sees the objects selector matches there.
+func (l *seenLog) newHandler(source cache.SharedIndexInformer, watch watchKey, selector labels.Selector, converts bool) *handlerLog {
+	h := &handlerLog{source: source, gvr: watch.gvr, namespace: watch.namespace, selector: selector, converts: converts, watch: watch,
 		objects: map[string]string{}, events: map[string]int{}}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -109,6 +121,17 @@ type expectation struct {
 	// counts of events of the object then.
 	relisted     bool
 	eventsBefore map[*handlerLog]int
+	// since is, for an object that must be gone from a handler's view,
+	// the resourceVersion of the state that left it: the object's, or
+	// else the last stamped when the expectation was made. The Fake
+	// stamps in increasing order, so a handler that has the object at a
+	// later version has seen a later write (by the code under test, say)
+	// and so this change too.
+	since string
+	// source, if set, limits the expectation to the handlers of one
+	// informer: the state of its cache, which other informers (typed ones
+	// that skip what they cannot convert) may not share.
+	source cache.SharedIndexInformer
 }
 
 // expect makes the expectation of a change of obj; rejectedBefore is
@@ -116,7 +139,52 @@ type expectation struct {
 // it may already be counted).
 func (l *seenLog) expect(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, key string, present bool, rejectedBefore int) expectation {
 	return expectation{gvr: gvr, obj: obj, key: key, present: present,
-		resourceVersion: obj.GetResourceVersion(), rejectedBefore: rejectedBefore}
+		resourceVersion: obj.GetResourceVersion(), rejectedBefore: rejectedBefore,
+		since: cmp.Or(obj.GetResourceVersion(), l.lastStamp())}
+}
+
+// lastStamp is the last resourceVersion the Fake stamped.
+func (l *seenLog) lastStamp() string {
+	return strconv.FormatInt(l.stamps.Load(), 10)
+}
+
+// expectCache makes the expectations of the state of the cache of source:
+// every handler of it has objs at their resourceVersions (or later), and
+// no other object.
+// since is lastStamp from before the cache was read.
+func (l *seenLog) expectCache(source cache.SharedIndexInformer, gvr schema.GroupVersionResource, objs []*unstructured.Unstructured, since string) []expectation {
+	var expectations []expectation
+	cached := map[string]bool{}
+	for _, obj := range objs {
+		key := keyOf(obj)
+		cached[key] = true
+		e := l.expect(gvr, obj, key, true, 0)
+		e.source = source
+		expectations = append(expectations, e)
+	}
+	for _, key := range l.keysOf(source) {
+		if !cached[key] {
+			e := l.expect(gvr, &unstructured.Unstructured{}, key, false, 0)
+			e.source, e.since = source, since
+			expectations = append(expectations, e)
+		}
+	}
+	return expectations
+}
+
+// keysOf returns the keys of the objects the handlers of source have.
+func (l *seenLog) keysOf(source cache.SharedIndexInformer) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var keys []string
+	for _, h := range l.handlers {
+		if h.source == source {
+			for key := range h.objects {
+				keys = append(keys, key)
+			}
+		}
+	}
+	return keys
 }
 
 // rejectedCount counts the conversion errors reported for key.
@@ -148,7 +216,8 @@ func (l *seenLog) unmet(expectations []expectation) []string {
 	for _, e := range expectations {
 		for i, h := range l.handlers {
 			if !l.met(h, e) {
-				unmet = append(unmet, fmt.Sprintf("handler %d of %s has not seen %s %s", i, h.gvr.Resource, e.key, e.describe()))
+				unmet = append(unmet, fmt.Sprintf("handler %d of %s has not seen %s %s; %s",
+					i, h.gvr.Resource, e.key, e.describe(), h.describe(e.key)))
 			}
 		}
 	}
@@ -158,16 +227,17 @@ func (l *seenLog) unmet(expectations []expectation) []string {
 
 // met reports whether h has seen e, or will never see it.
 func (l *seenLog) met(h *handlerLog, e expectation) bool {
-	if h.gvr != e.gvr {
+	if h.gvr != e.gvr || e.source != nil && h.source != e.source {
 		return true
 	}
 	rv, has := h.objects[e.key]
 	if !e.present || !h.sees(e.obj) {
 		// Deleted, or changed out of the handler's view: it must have
-		// let it go.
-		return !has
+		// let it go, or have seen it written again since.
+		return !has || newer(rv, e.since)
 	}
-	if has && rv == e.resourceVersion && (!e.relisted || h.events[e.key] > e.eventsBefore[h]) {
+	atOrAfter := rv == e.resourceVersion || newer(rv, e.resourceVersion)
+	if has && atOrAfter && (!e.relisted || h.events[e.key] > e.eventsBefore[h]) {
 		return true
 	}
 	// A typed informer that could not convert the object skips it, and
@@ -187,6 +257,30 @@ func (e expectation) describe() string {
 		return "deleted"
 	}
 	return "at resourceVersion " + e.resourceVersion
+}
+
+// describe says what h has of key, for a test's failure.
+func (h *handlerLog) describe(key string) string {
+	rv, has := h.objects[key]
+	if !has {
+		return fmt.Sprintf("it has no such object (after %d events of it)", h.events[key])
+	}
+	return fmt.Sprintf("it has it at resourceVersion %s (after %d events of it)", rv, h.events[key])
+}
+
+// count returns how many objects h has.
+func (l *seenLog) count(h *handlerLog) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(h.objects)
+}
+
+// newer reports whether resourceVersion a was stamped after b; versions
+// the Fake did not stamp are never newer.
+func newer(a, b string) bool {
+	x, errA := strconv.ParseInt(a, 10, 64)
+	y, errB := strconv.ParseInt(b, 10, 64)
+	return errA == nil && errB == nil && x > y
 }
 
 func join(lines []string) string { return strings.Join(lines, "\n") }

@@ -1,6 +1,7 @@
 package generictest
 
 import (
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -46,24 +47,44 @@ func (s *watchSwitch) add(key watchKey, inner watch.Interface, selector labels.S
 	return p
 }
 
-// watching reports whether every key has a watch that runs, and if not
-// returns a channel closed when a watch starts.
-func (s *watchSwitch) watching(keys []watchKey) (bool, <-chan struct{}) {
+// missing returns the keys that have no running watch, and a channel
+// closed when a watch starts.
+func (s *watchSwitch) missing(keys []watchKey) ([]watchKey, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	running := map[watchKey]bool{}
 	for p := range s.proxies {
 		running[p.key] = true
 	}
+	var missing []watchKey
 	for _, k := range keys {
 		if !running[k] {
-			if s.changed == nil {
-				s.changed = make(chan struct{})
-			}
-			return false, s.changed
+			missing = append(missing, k)
 		}
 	}
-	return true, nil
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return missing, s.changed
+}
+
+// describeWatches names watches in words, for a test's failure.
+func describeWatches(keys []watchKey) string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+func (k watchKey) String() string {
+	if k.namespace == "" {
+		return k.gvr.String() + " in all namespaces"
+	}
+	return k.gvr.String() + " in namespace " + k.namespace
 }
 
 // pause makes every watch drop its events until expire.

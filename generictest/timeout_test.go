@@ -1,0 +1,237 @@
+package generictest_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/generictest"
+)
+
+// boundedTB is a testing.TB double for waits that fail: Fatal and Fatalf
+// record the first message and end the goroutine, as the real ones do,
+// without failing the real test; Cleanup keeps the functions for
+// runCleanups; Deadline is the one set, if any. Everything else goes to the
+// real test.
+type boundedTB struct {
+	testing.TB
+	deadline time.Time
+
+	mu       sync.Mutex
+	fatal    string
+	cleanups []func()
+}
+
+func (b *boundedTB) Fatal(args ...any) { b.fail(fmt.Sprint(args...)) }
+
+func (b *boundedTB) Fatalf(format string, args ...any) { b.fail(fmt.Sprintf(format, args...)) }
+
+func (b *boundedTB) fail(msg string) {
+	b.mu.Lock()
+	if b.fatal == "" {
+		b.fatal = msg
+	}
+	b.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (b *boundedTB) Cleanup(f func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cleanups = append(b.cleanups, f)
+}
+
+func (b *boundedTB) Deadline() (time.Time, bool) { return b.deadline, !b.deadline.IsZero() }
+
+// run calls f in its own goroutine, so that a Fatal ends f only.
+func (b *boundedTB) run(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	<-done
+}
+
+// runCleanups runs the cleanups, last first, as testing does.
+func (b *boundedTB) runCleanups() {
+	b.mu.Lock()
+	cleanups := b.cleanups
+	b.cleanups = nil
+	b.mu.Unlock()
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		b.run(cleanups[i])
+	}
+}
+
+func (b *boundedTB) message() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fatal
+}
+
+// blockingHandler blocks in each call until release is closed.
+type blockingHandler struct{ release <-chan struct{} }
+
+func (h blockingHandler) OnAdd(*corev1.ConfigMap, bool)                   { <-h.release }
+func (h blockingHandler) OnUpdate(_, _ *corev1.ConfigMap)                 { <-h.release }
+func (h blockingHandler) OnDelete(cache.DeletedObject[*corev1.ConfigMap]) { <-h.release }
+
+func settings() *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "settings"}}
+}
+
+// TestWaitsEndAtTheTimeout: every wait of the Fake that cannot be met fails
+// the test once its bound has passed, saying what it waited for and what it
+// saw, instead of running until the test binary's deadline.
+func TestWaitsEndAtTheTimeout(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	tests := []struct {
+		name string
+		// deadline, if set, is the test's deadline from now.
+		deadline time.Duration
+		// use waits; a blocked handler returns once release is closed,
+		// after use and before the cleanups.
+		use func(tb testing.TB, release <-chan struct{})
+		// wantFatal are parts of the failure's message.
+		wantFatal []string
+		// wantBound is the bound the failure names.
+		wantBound time.Duration
+	}{{
+		name: "WaitForState of a state never reached",
+		use: func(tb testing.TB, _ <-chan struct{}) {
+			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout), generictest.Objects(settings()))
+			generictest.WaitForState(generictest.NewInformer[*corev1.ConfigMap](fake), []string{"team-a/never"}, keysOf)
+		},
+		wantFatal: []string{"the cache of /v1, Resource=configmaps did not reach the state wanted within 300ms (-want +got)", `"team-a/never"`, `"team-a/settings"`},
+	}, {
+		name:     "the test's deadline, if sooner, bounds the wait",
+		deadline: 6 * time.Second, // 5s of margin: a bound under a second
+		use: func(tb testing.TB, _ <-chan struct{}) {
+			fake := generictest.New(tb, scheme.Scheme)
+			generictest.WaitForState(generictest.NewInformer[*corev1.ConfigMap](fake), []string{"team-a/never"}, keysOf)
+		},
+		wantFatal: []string{"did not reach the state wanted within"},
+		wantBound: time.Second,
+	}, {
+		name: "a change a handler never sees",
+		use: func(tb testing.TB, release <-chan struct{}) {
+			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout), generictest.Objects(settings()))
+			configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
+			if _, err := configMaps.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]{
+				UpdateFunc: func(_, _ *corev1.ConfigMap) { <-release },
+			}); err != nil {
+				tb.Fatal(err)
+			}
+			fake.Update(settings())
+		},
+		wantFatal: []string{"handlers did not see the change within 300ms", "has not seen team-a/settings at resourceVersion 1000002; it has it at resourceVersion 1000001"},
+	}, {
+		name: "informers that never sync",
+		use: func(tb testing.TB, _ <-chan struct{}) {
+			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout))
+			fake.Dynamic().PrependReactor("list", "configmaps", func(clienttesting.Action) (bool, k8sruntime.Object, error) {
+				return true, nil, errors.New("the list is down")
+			})
+			generictest.NewInformer[*corev1.ConfigMap](fake)
+		},
+		wantFatal: []string{"the informers did not sync within 300ms", "configmaps"},
+	}, {
+		name: "informers that never watch",
+		use: func(tb testing.TB, _ <-chan struct{}) {
+			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout))
+			fake.Dynamic().PrependWatchReactor("configmaps", func(clienttesting.Action) (bool, watch.Interface, error) {
+				return true, nil, errors.New("the watch is down")
+			})
+			generictest.NewInformer[*corev1.ConfigMap](fake)
+		},
+		wantFatal: []string{"the informers did not start watching within 300ms; no watch of /v1, Resource=configmaps in all namespaces"},
+	}, {
+		name: "a new handler that never takes the cached objects",
+		use: func(tb testing.TB, release <-chan struct{}) {
+			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout), generictest.Objects(settings()))
+			configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
+			if _, err := configMaps.AddEventHandler(blockingHandler{release}); err != nil {
+				tb.Fatal(err)
+			}
+		},
+		wantFatal: []string{"the new handler of /v1, Resource=configmaps did not receive the cached objects within 300ms; it has 0 of them"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tb := &boundedTB{TB: t}
+			if tc.deadline > 0 {
+				tb.deadline = time.Now().Add(tc.deadline)
+			}
+			release := make(chan struct{})
+			start := time.Now()
+			tb.run(func() { tc.use(tb, release) })
+			elapsed := time.Since(start)
+			close(release)
+			tb.runCleanups()
+
+			checkFatal(t, tb.message(), tc.wantFatal)
+			bound := timeout
+			if tc.wantBound > 0 {
+				bound = tc.wantBound
+			}
+			// Generous: the bound, plus setting up the Fake under -race.
+			if elapsed > bound+5*time.Second {
+				t.Errorf("failed after %v, want about %v", elapsed, bound)
+			}
+		})
+	}
+}
+
+// TestShutdownEndsAtTheTimeout: a handler that never returns fails the test
+// when the Fake shuts its informers down, instead of holding the test.
+func TestShutdownEndsAtTheTimeout(t *testing.T) {
+	tb := &boundedTB{TB: t}
+	release := make(chan struct{})
+	tb.run(func() {
+		fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(300*time.Millisecond))
+		configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
+		if _, err := configMaps.AddEventHandler(blockingHandler{release}); err != nil {
+			tb.Fatal(err)
+		}
+		// The change itself times out, blocked too: the shutdown is next.
+		fake.Create(settings())
+	})
+	start := time.Now()
+	tb.mu.Lock()
+	tb.fatal = ""
+	tb.mu.Unlock()
+	tb.runCleanups()
+	elapsed := time.Since(start)
+	close(release) // the shutdown ends, late, and leaves no goroutine
+
+	checkFatal(t, tb.message(), []string{"the informers did not shut down within 300ms: a handler has not returned"})
+	if elapsed > 5*time.Second {
+		t.Errorf("failed after %v, want about 300ms", elapsed)
+	}
+}
+
+func checkFatal(t *testing.T, got string, want []string) {
+	t.Helper()
+	if got == "" {
+		t.Fatalf("the wait did not fail, want a failure saying %q", want)
+	}
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("failed with:\n%s\nwant it to say %q", got, w)
+		}
+	}
+}
