@@ -36,6 +36,11 @@ func supportsProtobuf(typ reflect.Type) bool {
 // the scheme's codecs, without conversion, into the scheme's Go types. It
 // asks for protobuf first when the type can be decoded from it: the server
 // answers protobuf for built-in resources and JSON for custom resources.
+//
+// It decodes per item (perItemSerializer): a list or watch event object
+// that does not fit its Go type arrives as a *generic.Undecodable, in the
+// place of that one object, instead of failing the whole list or ending the
+// watch.
 func newRESTClient(clients Clients, codecs serializer.CodecFactory, gv schema.GroupVersion, protobuf bool) (rest.Interface, error) {
 	config := rest.CopyConfig(clients.Config)
 	config.GroupVersion = &gv
@@ -43,7 +48,7 @@ func newRESTClient(clients Clients, codecs serializer.CodecFactory, gv schema.Gr
 	if gv.Group == "" {
 		config.APIPath = "/api"
 	}
-	config.NegotiatedSerializer = codecs.WithoutConversion()
+	config.NegotiatedSerializer = perItemSerializer{codecs.WithoutConversion()}
 	config.ContentType = contentTypeJSON
 	config.AcceptContentTypes = contentTypeJSON
 	if protobuf {
