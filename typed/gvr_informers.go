@@ -22,11 +22,12 @@ import (
 // Statuses and one Shutdown serve them all. Every call for the same gvr
 // shares one informer; each is one hold, which the Handle's Release drops.
 // The factory's namespace is not applied to a resource the RESTMapper (or
-// discovery) says is cluster-scoped.
+// discovery) says is cluster-scoped. Of opts, WithOptions applies;
+// WithResource has nothing to do here.
 //
 // It fails, without side effects, on a nil factory or when there is no
 // dynamic client to be had.
-func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource) (generic.Handle[*unstructured.Unstructured], error) {
+func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...InformerOption) (generic.Handle[*unstructured.Unstructured], error) {
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
 	}
@@ -38,7 +39,7 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource) (generic
 		return nil, err
 	}
 	// Not under factory.mu: the source asks the factory for the scope.
-	return gf.Acquire(gvr), nil
+	return gf.Acquire(gvr, resolveInformerOptions(opts).options...), nil
 }
 
 // MetadataFor returns a Handle on the shared metadata-only informer of gvr:
@@ -48,9 +49,9 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource) (generic
 // informers. Every call for the same gvr shares one informer; each is one
 // hold, which the Handle's Release drops.
 //
-// It fails, without side effects, on a nil factory or when there is no
-// metadata client to be had.
-func MetadataFor(factory *Factory, gvr schema.GroupVersionResource) (generic.Handle[*metav1.PartialObjectMetadata], error) {
+// Of opts, WithOptions applies. It fails, without side effects, on a nil
+// factory or when there is no metadata client to be had.
+func MetadataFor(factory *Factory, gvr schema.GroupVersionResource, opts ...InformerOption) (generic.Handle[*metav1.PartialObjectMetadata], error) {
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
 	}
@@ -62,7 +63,7 @@ func MetadataFor(factory *Factory, gvr schema.GroupVersionResource) (generic.Han
 		return nil, err
 	}
 	// Not under factory.mu: the source asks the factory for the scope.
-	return gf.Acquire(gvr), nil
+	return gf.Acquire(gvr, resolveInformerOptions(opts).options...), nil
 }
 
 // genericFactoryOf returns the generic.Factory of T, making it on first use

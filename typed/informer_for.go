@@ -16,6 +16,8 @@ type InformerOption func(*informerOptions)
 
 type informerOptions struct {
 	mapping *meta.RESTMapping
+	// options are the informer's own, over the factory's.
+	options []generic.Option
 }
 
 func resolveInformerOptions(opts []InformerOption) informerOptions {
@@ -39,6 +41,16 @@ func WithResource(gvr schema.GroupVersionResource, scope meta.RESTScope) Informe
 		}
 		o.mapping = &meta.RESTMapping{Resource: gvr, Scope: scope}
 	}
+}
+
+// WithOptions gives the informer Options of its own, which follow the
+// factory's and override them, as controller-runtime's cache.ByObject does
+// (see generic.Factory.Acquire): generic.WithNamespace,
+// generic.WithLabelSelector, generic.WithFieldSelector, generic.WithTransform,
+// generic.WithStripManagedFields, generic.WithIndexers, ... The same resource
+// with another namespace or selector is another informer.
+func WithOptions(opts ...generic.Option) InformerOption {
+	return func(o *informerOptions) { o.options = append(o.options, opts...) }
 }
 
 // InformerFor returns a Handle on the shared informer of Go type T,
@@ -73,7 +85,7 @@ func InformerFor[T generic.Object](factory *Factory, opts ...InformerOption) (ge
 	if o.mapping == nil {
 		factory.recordResource(key, mapping.Resource)
 	}
-	return gf.Acquire(mapping.Resource), nil
+	return gf.Acquire(mapping.Resource, o.options...), nil
 }
 
 // recordResource records the resource the RESTMapper gave for key when an

@@ -48,7 +48,7 @@ func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...Info
 	if o.mapping == nil {
 		factory.recordResource(key, mapping.Resource)
 	}
-	return gf.Acquire(mapping.Resource), nil
+	return gf.Acquire(mapping.Resource, o.options...), nil
 }
 
 // schemeConverter converts unstructured objects of kind gvk into the Go type

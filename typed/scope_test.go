@@ -42,3 +42,34 @@ func TestUnstructuredForClusterScoped(t *testing.T) {
 		t.Errorf("namespaces (-want +got):\n%s", diff)
 	}
 }
+
+// TestWithOptionsSelectsPerInformer: typed.WithOptions gives an informer
+// of the one factory a selection of its own, here a label selector on the
+// unstructured informer of a resource whose typed informer sees all.
+func TestWithOptionsSelectsPerInformer(t *testing.T) {
+	labelled := func(name string, labels map[string]string) *corev1.Namespace {
+		return &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme.Scheme,
+		map[schema.GroupVersionResource]string{namespacesGVR: "NamespaceList"},
+		labelled("default", nil), labelled("team-a", map[string]string{"team": "a"}))
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("Namespace"), meta.RESTScopeRoot)
+	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: mapper}, scheme.Scheme)
+	check(t, err)
+	defer factory.Shutdown()
+	all, err := typed.InformerFor[*corev1.Namespace](factory)
+	check(t, err)
+	teams, err := typed.UnstructuredFor(factory, namespacesGVR, typed.WithOptions(generic.WithLabelSelector("team")))
+	check(t, err)
+	factory.Start(t.Context())
+	check(t, factory.WaitForCacheSyncError(t.Context()))
+
+	allObjs, err := all.Lister().List(labels.Everything())
+	check(t, err)
+	teamObjs, err := teams.Lister().List(labels.Everything())
+	check(t, err)
+	if diff := cmp.Diff([][]string{{"default", "team-a"}, {"team-a"}}, [][]string{names(allObjs), names(teamObjs)}); diff != "" {
+		t.Errorf("cached by the typed and the selected informer (-want +got):\n%s", diff)
+	}
+}
