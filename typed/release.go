@@ -59,14 +59,17 @@ func (f *Factory) release(key factoryKey, gvk schema.GroupVersionKind, opts []In
 	return ok && r.Release(gvr)
 }
 
-// Statuses reports the Status of every informer of the factory. A resource
-// with informers of more than one Go type (InformerFor and InformerForKind)
-// reports one of them.
+// Statuses reports the Status of every informer of the factory, keyed by
+// resource. A resource with several informers (typed, unstructured and
+// metadata-only ones, or several selections) reports one that is not
+// Synced, if any, so that a problem is never hidden behind a synced twin.
 func (f *Factory) Statuses() map[schema.GroupVersionResource]generic.Status {
 	statuses := map[schema.GroupVersionResource]generic.Status{}
 	for _, l := range f.lifecycles() {
 		for gvr, status := range l.Statuses() {
-			statuses[gvr] = status
+			if seen, ok := statuses[gvr]; !ok || seen.State == generic.Synced {
+				statuses[gvr] = status
+			}
 		}
 	}
 	return statuses
