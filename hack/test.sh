@@ -2,8 +2,9 @@
 # The tests, as README.md's test command runs them and .ci/run runs README.md:
 # the library's packages with -race and client-go's cache mutation detector,
 # client-go's own dynamicinformer/dynamiclister and metadatainformer/
-# metadatalister tests against packages unstructured and metadata, then the e2e module (embedded kube-apiserver; its first build
-# takes about 8 minutes on 2 cores).
+# metadatalister tests against packages unstructured and metadata, then the
+# e2e module (embedded kube-apiserver; its first build takes about 8 minutes
+# on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
