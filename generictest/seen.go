@@ -52,14 +52,18 @@ type handlerLog struct {
 	// watch names its informer's watch.
 	watch   watchKey
 	objects map[string]string // key -> resourceVersion of objects it has
-	events  map[string]int    // key -> events seen
+	// gone holds the last resourceVersion of the objects it saw deleted:
+	// a change it saw and then saw deleted (a controller that deletes what
+	// it is told of) has been seen.
+	gone   map[string]string
+	events map[string]int // key -> events seen
 }
 
 // newHandler starts the log of a handler of source, whose informer watches
 // watch and sees the objects selector matches there.
 func (l *seenLog) newHandler(source cache.SharedIndexInformer, watch watchKey, selector labels.Selector, converts bool) *handlerLog {
 	h := &handlerLog{source: source, gvr: watch.gvr, namespace: watch.namespace, selector: selector, converts: converts, watch: watch,
-		objects: map[string]string{}, events: map[string]int{}}
+		objects: map[string]string{}, gone: map[string]string{}, events: map[string]int{}}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.handlers = append(l.handlers, h)
@@ -77,6 +81,9 @@ func (l *seenLog) present(h *handlerLog, key, resourceVersion string) {
 
 func (l *seenLog) absent(h *handlerLog, key string) {
 	l.update(func() {
+		if rv, ok := h.objects[key]; ok {
+			h.gone[key] = rv
+		}
 		delete(h.objects, key)
 		h.events[key]++
 	})
@@ -239,6 +246,9 @@ func (l *seenLog) met(h *handlerLog, e expectation) bool {
 	atOrAfter := rv == e.resourceVersion || newer(rv, e.resourceVersion)
 	if has && atOrAfter && (!e.relisted || h.events[e.key] > e.eventsBefore[h]) {
 		return true
+	}
+	if gone, ok := h.gone[e.key]; !has && ok && !e.relisted && (gone == e.resourceVersion || newer(gone, e.resourceVersion)) {
+		return true // seen, then seen deleted
 	}
 	// A typed informer that could not convert the object skips it, and
 	// drops what it had of it.
