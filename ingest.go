@@ -54,7 +54,7 @@ type ingest[T Object] struct {
 
 	// listing collects the objects of a paged list until its last page.
 	mu      sync.Mutex
-	listing map[objectKey]T
+	listing *objectSet[T]
 }
 
 var (
@@ -125,24 +125,32 @@ func (in *ingest[T]) ListWithContext(ctx context.Context, options metav1.ListOpt
 	for _, item := range items {
 		if key, t, ok := in.convertOne(ctx, item); ok {
 			out.Items = append(out.Items, t)
-			page[key] = t
+			page.set(key, t)
 		}
 	}
 	if out.Continue == "" {
 		in.record.replace(page)
+		in.endListing()
 	}
 	return out, nil
 }
 
 // listPage returns the map that collects the objects of the list a page
 // belongs to; the first page starts a new one.
-func (in *ingest[T]) listPage(first bool, size int) map[objectKey]T {
+func (in *ingest[T]) listPage(first bool, size int) *objectSet[T] {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if first || in.listing == nil {
-		in.listing = make(map[objectKey]T, size)
+		in.listing = in.record.newSet(size)
 	}
 	return in.listing
+}
+
+// endListing forgets the list whose last page came.
+func (in *ingest[T]) endListing() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.listing = nil
 }
 
 func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
@@ -155,7 +163,7 @@ func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOp
 	}
 	stream := &watchStream[T]{in: in, generation: in.record.current()}
 	if options.SendInitialEvents != nil && *options.SendInitialEvents {
-		stream.initial = map[objectKey]T{}
+		stream.initial = in.record.newSet(0)
 	}
 	return newConvertingWatch(ctx, in.goroutines, w, func(event watch.Event) (watch.Event, func(), bool) {
 		return stream.convert(ctx, event)
@@ -223,7 +231,7 @@ type watchStream[T Object] struct {
 	generation uint64
 	// initial collects the objects of a WatchList stream's initial events,
 	// until the bookmark that ends them; nil for a plain watch.
-	initial map[objectKey]T
+	initial *objectSet[T]
 }
 
 // convert converts the object of one watch event. It returns the event to
@@ -255,7 +263,7 @@ func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.
 
 func (s *watchStream[T]) set(key objectKey, t T) {
 	if s.initial != nil {
-		s.initial[key] = t
+		s.initial.set(key, t)
 		return
 	}
 	s.in.record.set(s.generation, key, t)
@@ -263,7 +271,7 @@ func (s *watchStream[T]) set(key objectKey, t T) {
 
 func (s *watchStream[T]) remove(key objectKey) {
 	if s.initial != nil {
-		delete(s.initial, key)
+		s.initial.remove(key)
 		return
 	}
 	s.in.record.remove(s.generation, key)
@@ -271,8 +279,7 @@ func (s *watchStream[T]) remove(key objectKey) {
 
 func (s *watchStream[T]) get(key objectKey) (T, bool) {
 	if s.initial != nil {
-		t, ok := s.initial[key]
-		return t, ok
+		return s.initial.get(key)
 	}
 	return s.in.record.get(s.generation, key)
 }

@@ -1,6 +1,7 @@
 package generic
 
 import (
+	"hash/maphash"
 	"sync"
 )
 
@@ -13,6 +14,57 @@ func (k objectKey) String() string {
 		return k.name
 	}
 	return k.namespace + "/" + k.name
+}
+
+// objectSet holds one T per objectKey in about a third of the memory of a
+// map[objectKey]T: its map is keyed by a 64-bit hash of the key (8 bytes,
+// not two string headers), and each T is checked against its key on the
+// way out. The rare keys whose hash an other key holds already live in
+// overflow, so that no key ever answers for another.
+type objectSet[T Object] struct {
+	hash     func(objectKey) uint64
+	objects  map[uint64]T
+	overflow map[objectKey]T
+}
+
+func newObjectSet[T Object](seed maphash.Seed, size int) *objectSet[T] {
+	return &objectSet[T]{
+		hash:    func(key objectKey) uint64 { return maphash.Comparable(seed, key) },
+		objects: make(map[uint64]T, size),
+	}
+}
+
+func holds[T Object](t T, key objectKey) bool {
+	return t.GetName() == key.name && t.GetNamespace() == key.namespace
+}
+
+func (s *objectSet[T]) set(key objectKey, t T) {
+	h := s.hash(key)
+	if held, ok := s.objects[h]; ok && !holds(held, key) {
+		if s.overflow == nil {
+			s.overflow = map[objectKey]T{}
+		}
+		s.overflow[key] = t
+		return
+	}
+	s.objects[h] = t
+	delete(s.overflow, key)
+}
+
+func (s *objectSet[T]) get(key objectKey) (T, bool) {
+	if t, ok := s.objects[s.hash(key)]; ok && holds(t, key) {
+		return t, true
+	}
+	t, ok := s.overflow[key]
+	return t, ok
+}
+
+func (s *objectSet[T]) remove(key objectKey) {
+	h := s.hash(key)
+	if t, ok := s.objects[h]; ok && holds(t, key) {
+		delete(s.objects, h)
+	}
+	delete(s.overflow, key)
 }
 
 // lastGood is the ingest's own record of the last good state of every
@@ -31,14 +83,19 @@ func (k objectKey) String() string {
 // the record as a whole, and moves it to a new generation: the watches of
 // an older generation no longer change it.
 type lastGood[T Object] struct {
+	seed       maphash.Seed
 	mu         sync.Mutex
-	objects    map[objectKey]T
+	objects    *objectSet[T]
 	generation uint64
 }
 
 func newLastGood[T Object]() *lastGood[T] {
-	return &lastGood[T]{objects: map[objectKey]T{}}
+	seed := maphash.MakeSeed()
+	return &lastGood[T]{seed: seed, objects: newObjectSet[T](seed, 0)}
 }
+
+// newSet returns an empty set for a relist to fill, to replace the record.
+func (r *lastGood[T]) newSet(size int) *objectSet[T] { return newObjectSet[T](r.seed, size) }
 
 // current returns the record's generation, which a plain watch started now
 // works in.
@@ -49,7 +106,7 @@ func (r *lastGood[T]) current() uint64 {
 }
 
 // replace makes objects the record of a new generation and returns it.
-func (r *lastGood[T]) replace(objects map[objectKey]T) uint64 {
+func (r *lastGood[T]) replace(objects *objectSet[T]) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.objects = objects
@@ -62,7 +119,7 @@ func (r *lastGood[T]) set(generation uint64, key objectKey, t T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if generation == r.generation {
-		r.objects[key] = t
+		r.objects.set(key, t)
 	}
 }
 
@@ -71,7 +128,7 @@ func (r *lastGood[T]) remove(generation uint64, key objectKey) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if generation == r.generation {
-		delete(r.objects, key)
+		r.objects.remove(key)
 	}
 }
 
@@ -80,6 +137,6 @@ func (r *lastGood[T]) remove(generation uint64, key objectKey) {
 func (r *lastGood[T]) get(generation uint64, key objectKey) (T, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t, ok := r.objects[key]
+	t, ok := r.objects.get(key)
 	return t, ok && generation == r.generation
 }
