@@ -1,11 +1,18 @@
 package generic
 
 import (
+	"context"
 	"hash/maphash"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // TestObjectSet runs the same steps on a set with its real hash and on
@@ -56,5 +63,46 @@ func TestObjectSet(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStopTakesBackUntakenEvents: events the converting watch buffered but
+// the reflector never took leave the ingest's record as it was, so that a
+// watch resumed from the reflector's last resourceVersion finds the record
+// in step with the cache.
+func TestStopTakesBackUntakenEvents(t *testing.T) {
+	source := watch.NewFake()
+	lw := &cache.ListWatch{
+		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return source, nil },
+	}
+	pom := func(name string) *metav1.PartialObjectMetadata {
+		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: "1"}}
+	}
+	var goroutines sync.WaitGroup
+	in := newIngest[*metav1.PartialObjectMetadata](lw, schema.GroupVersionResource{Resource: "things"}, Identity[*metav1.PartialObjectMetadata](),
+		nil, func(context.Context, error) {}, &goroutines)
+	w, err := in.WatchWithContext(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"taken", "left-1", "left-2"} {
+		source.Add(pom(name))
+	}
+	if e := <-w.ResultChan(); e.Object.(*metav1.PartialObjectMetadata).Name != "taken" {
+		t.Fatalf("first event %v", e)
+	}
+	if err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) { return len(w.(*convertingWatch).result) == 2, nil }); err != nil {
+		t.Fatal("the two other events were not buffered")
+	}
+	w.Stop()
+	goroutines.Wait()
+
+	got := map[string]bool{}
+	for _, name := range []string{"taken", "left-1", "left-2"} {
+		_, got[name] = in.record.get(in.record.current(), objectKey{"ns", name})
+	}
+	if diff := cmp.Diff(map[string]bool{"taken": true, "left-1": false, "left-2": false}, got); diff != "" {
+		t.Errorf("recorded after Stop (-want +got):\n%s", diff)
 	}
 }
