@@ -20,15 +20,19 @@ import (
 type typedHandler[T Object] struct {
 	handler cache.TypedResourceEventHandler[T]
 	report  func(error)
-	// goroutines records the goroutine client-go runs this handler on (one
-	// for the handler's life), at its first event, so that a Release or
-	// Shutdown made from the handler does not wait for the handler.
+	handlerGoroutine
+}
+
+// handlerGoroutine records the goroutine client-go runs a handler on (one
+// for the handler's life), at its first event, so that a Release or
+// Shutdown made from the handler does not wait for the handler.
+type handlerGoroutine struct {
 	goroutines *callbackGoroutines
 	registered atomic.Bool
 }
 
 // enter records the handler's goroutine once.
-func (h *typedHandler[T]) enter() {
+func (h *handlerGoroutine) enter() {
 	if !h.registered.Load() {
 		h.registered.Store(true)
 		h.goroutines.add(goid.ID())

@@ -15,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/generic-informers/generic/internal/goid"
 )
 
 // Informer is a cache.SharedIndexInformer whose objects are all of type T,
@@ -169,22 +167,14 @@ func (r *runTracked) recorded(handler cache.ResourceEventHandler) cache.Resource
 	if handler == nil {
 		return nil // client-go refuses it
 	}
-	return &recordedHandler{ResourceEventHandler: handler, goroutines: r.goroutines}
+	return &recordedHandler{ResourceEventHandler: handler, handlerGoroutine: handlerGoroutine{goroutines: r.goroutines}}
 }
 
 // recordedHandler records the goroutine client-go runs a handler on, at
 // its first event, as typedHandler does.
 type recordedHandler struct {
 	cache.ResourceEventHandler
-	goroutines *callbackGoroutines
-	registered atomic.Bool
-}
-
-func (h *recordedHandler) enter() {
-	if !h.registered.Load() {
-		h.registered.Store(true)
-		h.goroutines.add(goid.ID())
-	}
+	handlerGoroutine
 }
 
 func (h *recordedHandler) OnAdd(obj any, isInInitialList bool) {
@@ -256,12 +246,6 @@ func (i *informer[T]) Run(ctx context.Context) {
 	i.callbacks.wait()
 }
 
-// running reports whether the informer's Run has been called and the
-// informer has not stopped.
-func (i *informer[T]) running() bool {
-	return i.ran.Load() && !i.stopped()
-}
-
 // stopped reports whether the informer has stopped, or will make no more
 // requests (WithStopWhenNotServed), whoever ran it.
 func (i *informer[T]) stopped() bool {
@@ -303,7 +287,7 @@ func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T]
 	default:
 		return nil, fmt.Errorf("generic: at most one HandlerOptions may be passed, got %d", len(options))
 	}
-	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, goroutines: &i.callbackGoroutines}, o)
+	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, handlerGoroutine: handlerGoroutine{goroutines: &i.callbackGoroutines}}, o)
 }
 
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {

@@ -162,13 +162,6 @@ func (m *stateMachine) get() Status {
 	return m.status
 }
 
-// hasFilled reports whether the cache was filled once.
-func (m *stateMachine) hasFilled() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.filled
-}
-
 // stoppedChan is closed when the State becomes Stopped.
 func (m *stateMachine) stoppedChan() <-chan struct{} { return m.stopped }
 
