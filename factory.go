@@ -54,6 +54,9 @@ type Factory[T Object] struct {
 type informerKey struct {
 	gvr                                     schema.GroupVersionResource
 	namespace, labelSelector, fieldSelector string
+	// shard is the informer's shard state: the factory's, or its own.
+	shard    *shardState
+	shardKey ShardKey
 }
 
 // entry is one informer of a Factory and how it runs.
@@ -98,7 +101,9 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 	// The namespace index comes first so that an indexer of the same name
 	// given in opts replaces it.
 	namespaceIndex := WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	opts = append([]Option{namespaceIndex}, opts...)
+	// Every factory has a shard state, every object until WithShard or
+	// Reshard says otherwise, so that any factory can be resharded.
+	opts = append([]Option{namespaceIndex, WithShard(0, 1)}, opts...)
 	return &Factory[T]{
 		source:    source,
 		convert:   convert,
@@ -199,7 +204,7 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []Option) *en
 func informerKeyOf(gvr schema.GroupVersionResource, o options) informerKey {
 	var selection metav1.ListOptions
 	applyTweak(o.listTweak(), &selection)
-	return informerKey{gvr: gvr, namespace: o.namespace, labelSelector: selection.LabelSelector, fieldSelector: selection.FieldSelector}
+	return informerKey{gvr: gvr, namespace: o.namespace, labelSelector: selection.LabelSelector, fieldSelector: selection.FieldSelector, shard: o.shard, shardKey: o.shardKey}
 }
 
 // entryFor returns the live entry of key, making it with options o if

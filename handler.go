@@ -29,6 +29,10 @@ type typedHandler[T Object] struct {
 type handlerGoroutine struct {
 	goroutines *callbackGoroutines
 	registered atomic.Bool
+	// delivery measures the delivery latency (metrics_delivery.go); nil
+	// without metrics. cursor is this handler's place in it.
+	delivery *deliveryClock
+	cursor   uint64
 }
 
 // enter records the handler's goroutine once.
@@ -41,6 +45,7 @@ func (h *handlerGoroutine) enter() {
 
 func (h *typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
 	h.enter()
+	h.delivered(obj)
 	t, ok := obj.(T)
 	if !ok {
 		h.report(unexpectedEventType[T]("add", obj))
@@ -51,6 +56,7 @@ func (h *typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
 
 func (h *typedHandler[T]) OnUpdate(oldObj, newObj any) {
 	h.enter()
+	h.delivered(newObj)
 	oldT, okOld := oldObj.(T)
 	newT, okNew := newObj.(T)
 	if !okOld || !okNew {
@@ -66,6 +72,7 @@ func (h *typedHandler[T]) OnUpdate(oldObj, newObj any) {
 // tombstone.
 func (h *typedHandler[T]) OnDelete(obj any) {
 	h.enter()
+	h.delivered(obj)
 	switch o := obj.(type) {
 	case T:
 		h.handler.OnDelete(cache.DeletedObject[T]{OptionalObj: o})

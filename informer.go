@@ -53,6 +53,67 @@ type Informer[T Object] interface {
 	// Status reports the informer's State, its last error and when it
 	// last synced.
 	Status() Status
+
+	// WaitForResourceVersion returns nil once this informer's cache (what
+	// its Lister reads) has applied every event of its resource up to
+	// resourceVersion, typically that of a write's response: the cache's
+	// resource version (that of the last add, update, delete, relist or
+	// watch bookmark it applied) is resourceVersion or later. It returns at
+	// once if that is so already, even on a stopped informer. See
+	// readyourwrites.go for how it waits (polling, at most every 10 ms).
+	//
+	// It does not wait for event handlers: client-go updates the cache
+	// first, then hands the event to each handler, which runs
+	// asynchronously; a handler may not have seen resourceVersion yet. It
+	// says nothing of another resource's cache, nor of another informer of
+	// the same resource (another selection or namespace): wait on each. An
+	// informer not started yet is waited for, not refused.
+	//
+	// On a resource nobody writes, the cache's resource version moves only
+	// with watch bookmarks (the reflector asks for them): kube-apiserver
+	// sends one on each watch about once a minute, and 2 s before the watch
+	// times out, at the resource version its watch cache has reached, which
+	// on a quiet resource follows etcd's progress notifications (etcd's
+	// --watch-progress-notify-interval; kubeadm sets 5 s). A resource
+	// version from a write to another resource is therefore met within
+	// about a minute, and only if both resources are stored in the same
+	// etcd (the default); bound the wait with ctx.
+	//
+	// Errors: a *ResourceVersionError, at once, if resourceVersion or the
+	// cache's is not a well-formed resource version (a decimal integer
+	// without leading zeros; a server that does not promise comparable
+	// resource versions); an error wrapping ErrInformerStopped if the
+	// informer stops first; one wrapping ctx.Err() (errors.Is(err,
+	// context.DeadlineExceeded)) if ctx ends first, naming the cache's
+	// resource version and State; one wrapping
+	// ErrResourceVersionNotTracked if client-go's feature gate AtomicFIFO
+	// is off. Safe for concurrent use.
+	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
+	// WaitForWrite returns nil once this informer's cache has applied the
+	// write that returned obj (a create, update, patch or status update;
+	// pass the object the server returned): once it has applied every
+	// event up to obj's resourceVersion, as WaitForResourceVersion, and
+	// then holds the object of obj's namespace/name at that resource
+	// version or later, or does not hold it (deleted since, or outside this
+	// informer's selection). A Get from its Lister then sees the write or
+	// a later state. It returns an error if obj is nil or has no name or
+	// resourceVersion, and if the cache holds the object at an older
+	// resource version although it has applied every event up to obj's
+	// (obj is not of this informer's resource); other errors as
+	// WaitForResourceVersion.
+	WaitForWrite(ctx context.Context, obj T) error
+	// WaitForDelete returns nil once this informer's cache has applied
+	// every event up to obj's resourceVersion and holds no object of obj's
+	// namespace/name and UID (with an empty UID: of that namespace/name):
+	// a Get from its Lister then answers NotFound, or returns an object
+	// recreated under that name. obj is the object as last read or written
+	// before the delete (client-go's Delete returns none); its
+	// resourceVersion keeps an older cache, which has not applied the
+	// object's creation yet, from passing for one that has applied its
+	// delete. An object with finalizers, or a graceful deletion, stays
+	// cached until the server removes it; the wait lasts until then.
+	// Errors as WaitForWrite.
+	WaitForDelete(ctx context.Context, obj T) error
 }
 
 // NewInformer returns an Informer[T] that lists and watches gvr through lw.
@@ -90,14 +151,22 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if convert == nil {
 		convert = Identity[T]()
 	}
-	lw = newIngest(lw, gvr, convert, newT, i.reportFrom, &i.goroutines)
-	lw = newServedGuard(lw, i.machine, o.stopWhenGone, &i.goroutines)
+	if err := o.shardProblem(); err != nil {
+		lw = FailingListerWatcher(err)
+	}
+	i.telemetry = newTelemetry(gvr, o)
+	in := newIngest(i.telemetry.requests(lw), gvr, convert, newT, i.reportIngest, &i.goroutines)
+	in.telemetry = i.telemetry
+	in.shard = newShardFilter(o.shard, o.shardKey)
+	i.shard = in.shard
+	lw = in
+	lw = newServedGuard(lw, in.inner, i.machine, o.stopWhenGone, &i.goroutines)
 	i.shared = cache.NewSharedIndexInformerWithOptions(lw, example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
 	})
-	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, goroutines: &i.callbackGoroutines}
+	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, goroutines: &i.callbackGoroutines, delivery: i.telemetry.clock}
 	// The informer has not started, so these cannot fail.
 	if transform := o.storeTransform(); transform != nil {
 		_ = i.shared.SetTransform(i.guardTransform(transform))
@@ -131,6 +200,10 @@ type informer[T Object] struct {
 	// goroutines counts the goroutines of the watches our ListerWatchers
 	// made; Run waits for them, so that nothing it started outlives it.
 	goroutines sync.WaitGroup
+	// shard is the ingest's shard filter (shard_ingest.go).
+	shard *shardFilter
+	// telemetry is its sync progress and metrics (metrics_informer.go).
+	telemetry *telemetry
 }
 
 // runTracked is the informer's cache.SharedIndexInformer as handed out by
@@ -145,6 +218,7 @@ type runTracked struct {
 	cache.SharedIndexInformer
 	run        func(context.Context)
 	goroutines *callbackGoroutines
+	delivery   *deliveryClock
 }
 
 func (r *runTracked) Run(stopCh <-chan struct{}) { r.run(wait.ContextForChannel(stopCh)) }
@@ -167,7 +241,7 @@ func (r *runTracked) recorded(handler cache.ResourceEventHandler) cache.Resource
 	if handler == nil {
 		return nil // client-go refuses it
 	}
-	return &recordedHandler{ResourceEventHandler: handler, handlerGoroutine: handlerGoroutine{goroutines: r.goroutines}}
+	return &recordedHandler{ResourceEventHandler: handler, handlerGoroutine: handlerGoroutine{goroutines: r.goroutines, delivery: r.delivery}}
 }
 
 // recordedHandler records the goroutine client-go runs a handler on, at
@@ -179,16 +253,19 @@ type recordedHandler struct {
 
 func (h *recordedHandler) OnAdd(obj any, isInInitialList bool) {
 	h.enter()
+	h.delivered(obj)
 	h.ResourceEventHandler.OnAdd(obj, isInInitialList)
 }
 
 func (h *recordedHandler) OnUpdate(oldObj, newObj any) {
 	h.enter()
+	h.delivered(newObj)
 	h.ResourceEventHandler.OnUpdate(oldObj, newObj)
 }
 
 func (h *recordedHandler) OnDelete(obj any) {
 	h.enter()
+	h.delivered(obj)
 	h.ResourceEventHandler.OnDelete(obj)
 }
 
@@ -209,6 +286,9 @@ func (i *informer[T]) Status() Status {
 	if s.State == Syncing && i.shared.HasSynced() {
 		s.State = Synced
 	}
+	s.Shard = i.shard.describe()
+	s.ShardFilteredByClient = i.shard.onClientSide.Load()
+	s.Progress = i.telemetry.progress.snapshot(i.shared.HasSynced())
 	return s
 }
 
@@ -227,12 +307,14 @@ func (i *informer[T]) Run(ctx context.Context) {
 	}
 	i.runCtx.Store(&ctx)
 	i.machine.fire(evRun, nil)
+	i.startTelemetry()
 	ctx, cancel := context.WithCancel(ctx)
 	var filled sync.WaitGroup
 	filled.Go(func() {
 		select {
 		case <-i.shared.HasSyncedChecker().Done():
 			i.machine.fire(evCacheFilled, nil)
+			i.telemetry.progress.filledAt(ctx, time.Now())
 		case <-ctx.Done():
 		}
 	})
@@ -243,6 +325,7 @@ func (i *informer[T]) Run(ctx context.Context) {
 	// ones it made end with ctx.
 	i.goroutines.Wait()
 	i.machine.fire(evStopped, nil)
+	i.telemetry.stop()
 	i.callbacks.wait()
 }
 
@@ -287,7 +370,7 @@ func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T]
 	default:
 		return nil, fmt.Errorf("generic: at most one HandlerOptions may be passed, got %d", len(options))
 	}
-	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, handlerGoroutine: handlerGoroutine{goroutines: &i.callbackGoroutines}}, o)
+	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, handlerGoroutine: handlerGoroutine{goroutines: &i.callbackGoroutines, delivery: i.telemetry.clock}}, o)
 }
 
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {

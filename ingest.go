@@ -51,6 +51,12 @@ type ingest[T Object] struct {
 	// that the reflector's WatchList decision is the one client-go would
 	// make without us in between.
 	watchListUnsupported bool
+	// shard sets the ShardSelector of every request and filters what
+	// comes back by it (shard_ingest.go).
+	shard *shardFilter
+	// telemetry counts what passes for the informer's sync progress and
+	// metrics (metrics_ingest.go); nil counts nothing.
+	telemetry *telemetry
 
 	// listing collects the objects of a paged list until its last page.
 	mu      sync.Mutex
@@ -81,6 +87,7 @@ func newIngest[T Object](inner cache.ListerWatcher, gvr schema.GroupVersionResou
 		report:               report,
 		record:               newLastGood[T](),
 		watchListUnsupported: watchlist.DoesClientNotSupportWatchListSemantics(inner),
+		shard:                newShardFilter(nil, ShardByUID),
 	}
 }
 
@@ -101,6 +108,7 @@ func (in *ingest[T]) Watch(options metav1.ListOptions) (watch.Interface, error) 
 // and reflector treat the result as the original list. The last page of a
 // list replaces the record of last good states.
 func (in *ingest[T]) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+	shard := in.shard.forListPage(&options)
 	list, err := in.inner.ListWithContext(ctx, options)
 	if err != nil {
 		return nil, err
@@ -109,6 +117,7 @@ func (in *ingest[T]) ListWithContext(ctx context.Context, options metav1.ListOpt
 	if err != nil {
 		return nil, err
 	}
+	in.shard.checkList(ctx, list, shard)
 	items, err := meta.ExtractListWithAlloc(list)
 	if err != nil {
 		return nil, fmt.Errorf("generic: list of %s: %w", in.gvr, err)
@@ -123,14 +132,16 @@ func (in *ingest[T]) ListWithContext(ctx context.Context, options metav1.ListOpt
 	}
 	page := in.listPage(options.Continue == "", len(items))
 	for _, item := range items {
-		if key, t, ok := in.convertOne(ctx, item); ok {
+		if key, t, ok := in.convertOne(ctx, item); ok && in.inShard(ctx, shard, t) {
 			out.Items = append(out.Items, t)
 			page.set(key, t)
 		}
 	}
 	if out.Continue == "" {
+		countReplace(in.telemetry, in.record, page)
 		in.record.replace(page)
 		in.endListing()
+		in.shard.listedWith(shard, out.ResourceVersion, page.cacheKeys)
 	}
 	return out, nil
 }
@@ -154,6 +165,10 @@ func (in *ingest[T]) endListing() {
 }
 
 func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+	shard, shardChanged, stale := in.shard.forWatch(&options)
+	if stale {
+		return eventWatch(shardChangedEvent()), nil
+	}
 	w, err := in.inner.WatchWithContext(ctx, options)
 	if err != nil {
 		return nil, err
@@ -161,13 +176,17 @@ func (in *ingest[T]) WatchWithContext(ctx context.Context, options metav1.ListOp
 	if w == nil || isNilPointer(w) {
 		return nil, errNilWatch
 	}
-	stream := &watchStream[T]{in: in, generation: in.record.current()}
+	stream := &watchStream[T]{in: in, generation: in.record.current(), shard: shard}
 	if options.SendInitialEvents != nil && *options.SendInitialEvents {
 		stream.initial = in.record.newSet(0)
 	}
-	return newConvertingWatch(ctx, in.goroutines, w, func(event watch.Event) (watch.Event, commitFunc, bool) {
+	convert := func(event watch.Event) (watch.Event, commitFunc, bool) {
 		return stream.convert(ctx, event)
-	}), nil
+	}
+	if in.telemetry != nil {
+		convert = in.telemetry.watching(ctx, stream.initial != nil, convert)
+	}
+	return newConvertingWatch(ctx, in.goroutines, w, shardChanged, convert), nil
 }
 
 // convertOne converts one object of a list or watch, reporting a bad one.
@@ -232,6 +251,8 @@ type watchStream[T Object] struct {
 	// initial collects the objects of a WatchList stream's initial events,
 	// until the bookmark that ends them; nil for a plain watch.
 	initial *objectSet[T]
+	// shard is the selection the watch was made with.
+	shard shardView
 }
 
 // commitFunc records what a delivered event changes in the ingest's
@@ -249,6 +270,9 @@ func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.
 		return s.convertBookmark(ctx, event)
 	}
 	key, t, ok := s.in.convertOne(ctx, event.Object)
+	if ok && !s.in.inShard(ctx, s.shard, t) {
+		return s.outOfShard(ctx, event, key, t)
+	}
 	if ok {
 		event.Object = t
 		if event.Type == watch.Deleted {
@@ -327,6 +351,8 @@ func (s *watchStream[T]) convertBookmark(ctx context.Context, event watch.Event)
 	var commit commitFunc
 	if s.initial != nil && from.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
 		commit = func() func() {
+			s.in.shard.listedWith(s.shard, from.GetResourceVersion(), s.initial.cacheKeys)
+			countReplace(s.in.telemetry, s.in.record, s.initial)
 			s.generation = s.in.record.replace(s.initial)
 			s.initial = nil
 			return nil
@@ -373,11 +399,14 @@ func metaOfList(list runtime.Object) (meta.List, error) {
 // watch resumed from the reflector's last resourceVersion, which delivers
 // those events again, finds it as it was.
 type convertingWatch struct {
-	inner    watch.Interface
-	convert  func(watch.Event) (watch.Event, commitFunc, bool)
-	result   chan watch.Event
-	stopped  chan struct{}
-	stopOnce sync.Once
+	inner   watch.Interface
+	convert func(watch.Event) (watch.Event, commitFunc, bool)
+	// interrupt, when closed, ends the watch with a 410 Gone, so that the
+	// reflector relists (the informer's shard changed); nil never does.
+	interrupt <-chan struct{}
+	result    chan watch.Event
+	stopped   chan struct{}
+	stopOnce  sync.Once
 	// loopDone is closed when the loop's goroutine has ended.
 	loopDone chan struct{}
 
@@ -390,13 +419,14 @@ type convertingWatch struct {
 // resultBuffer is how many converted events may wait for the reflector.
 const resultBuffer = 64
 
-func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, inner watch.Interface, convert func(watch.Event) (watch.Event, commitFunc, bool)) *convertingWatch {
+func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, inner watch.Interface, interrupt <-chan struct{}, convert func(watch.Event) (watch.Event, commitFunc, bool)) *convertingWatch {
 	w := &convertingWatch{
-		inner:    inner,
-		convert:  convert,
-		result:   make(chan watch.Event, resultBuffer),
-		stopped:  make(chan struct{}),
-		loopDone: make(chan struct{}),
+		inner:     inner,
+		convert:   convert,
+		interrupt: interrupt,
+		result:    make(chan watch.Event, resultBuffer),
+		stopped:   make(chan struct{}),
+		loopDone:  make(chan struct{}),
 	}
 	goroutines.Go(func() { w.loop(ctx) })
 	return w
@@ -451,6 +481,9 @@ func (w *convertingWatch) loop(ctx context.Context) {
 		case <-ctx.Done():
 			w.stop()
 			return
+		case <-w.interrupt:
+			w.interrupted(ctx)
+			return
 		}
 		out, commit, keep := w.convert(event)
 		if !keep {
@@ -466,6 +499,18 @@ func (w *convertingWatch) loop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// interrupted sends the 410 Gone that makes the reflector relist, and ends
+// the watch.
+func (w *convertingWatch) interrupted(ctx context.Context) {
+	select {
+	case w.result <- shardChangedEvent():
+		w.committed(nil)
+	case <-w.stopped:
+	case <-ctx.Done():
+	}
+	w.stop()
 }
 
 // committed commits what a sent event changes and keeps how to take it

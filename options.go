@@ -42,6 +42,13 @@ type options struct {
 	stopWhenGone     bool
 	stripManaged     bool
 	deferredStart    bool
+	// shard is the selection of the informers given the same WithShard
+	// (shared, so that Factory.Reshard moves them together); shardKey is
+	// the field hashed.
+	shard    *shardState
+	shardKey ShardKey
+	// metricsProvider receives the informers' metrics (metrics.go).
+	metricsProvider MetricsProvider
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as
@@ -172,12 +179,52 @@ func WithDeferredStart() Option {
 	return func(o *options) { o.deferredStart = true }
 }
 
+// WithShard makes the informers hold one shard of their resource's
+// objects, shard index of count (see Shard for the exact hash ranges):
+// they send metav1.ListOptions.ShardSelector on every list and watch
+// (sharded list and watch, KEP-5866, Kubernetes 1.36+, feature gate
+// ShardedListAndWatch), and filter what comes back by the same hash and
+// bounds (apimachinery's pkg/sharding), so that a server that ignores the
+// selector (gate off, or older) yields the same partition, at the cost of
+// sending every object to every replica; the informer then logs it once
+// and its Status says ShardFilteredByClient.
+//
+// Run count replicas with index 0 … count-1 (a StatefulSet's ordinal, for
+// example): their caches are disjoint and together hold every object. Given
+// to NewFactory, the shard is the factory's, and Factory.Reshard changes it;
+// given to one informer (Factory.Acquire), it is that informer's own.
+//
+// An index outside [0, count) makes the informers' lists fail with an
+// error naming it; they never sync. WithShard(0, 1) selects every object
+// and sends no selector.
+func WithShard(index, count int) Option {
+	state := newShardState(Shard{Index: index, Count: count}) // one, however often the Option is applied
+	return func(o *options) { o.shard = state }
+}
+
+// WithShardKey sets the field whose hash places objects in shards:
+// ShardByUID (the default) or ShardByNamespace. Any other value makes the
+// informers' lists fail with an error naming it.
+func WithShardKey(key ShardKey) Option {
+	return func(o *options) { o.shardKey = key }
+}
+
+// shardProblem returns why the shard options cannot be used, or nil.
+func (o options) shardProblem() error {
+	if err := o.shardKey.validate(); err != nil {
+		return err
+	}
+	current, _ := o.shard.shard()
+	return current.Validate()
+}
+
 // resolveOptions is the one place that applies Options over the defaults.
 func resolveOptions(opts []Option) options {
 	o := options{
 		namespace:    metav1.NamespaceAll,
 		indexers:     cache.Indexers{}, // a map of its own: WithIndexers adds to it
 		errorHandler: logError,
+		shardKey:     ShardByUID,
 	}
 	for _, opt := range opts {
 		if opt != nil {

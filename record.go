@@ -59,6 +59,18 @@ func (s *objectSet[T]) get(key objectKey) (T, bool) {
 	return t, ok
 }
 
+// cacheKeys returns the cache keys ("namespace/name") of the objects held.
+func (s *objectSet[T]) cacheKeys() []string {
+	keys := make([]string, 0, len(s.objects)+len(s.overflow))
+	for _, t := range s.objects {
+		keys = append(keys, objectKey{namespace: t.GetNamespace(), name: t.GetName()}.String())
+	}
+	for key := range s.overflow {
+		keys = append(keys, key.String())
+	}
+	return keys
+}
+
 func (s *objectSet[T]) remove(key objectKey) {
 	h := s.hash(key)
 	if t, ok := s.objects[h]; ok && holds(t, key) {

@@ -42,7 +42,12 @@ import (
 // Everything else passes through: one function call per request, nothing
 // per event.
 type servedGuard struct {
-	inner                cache.ListerWatcherWithContext
+	inner cache.ListerWatcherWithContext
+	// source is what inner ingests from: probes list it directly, so
+	// that a probe's answer, which the reflector never sees, changes
+	// nothing of the ingest's (its record, its shard bookkeeping, its
+	// metrics' relists).
+	source               cache.ListerWatcherWithContext
 	watchListUnsupported bool
 	machine              *stateMachine
 	// stopForGood: once a resource the server listed is not served, deliver
@@ -75,10 +80,11 @@ func notServedBackoff() wait.Backoff {
 	return wait.Backoff{Duration: notServedProbeInitial, Factor: 2, Steps: math.MaxInt32, Cap: notServedProbeMax}
 }
 
-func newServedGuard(inner cache.ListerWatcher, machine *stateMachine, stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
+func newServedGuard(inner cache.ListerWatcher, source cache.ListerWatcherWithContext, machine *stateMachine, stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
 	return &servedGuard{
 		goroutines:           goroutines,
 		inner:                cache.ToListerWatcherWithContext(inner),
+		source:               source,
 		watchListUnsupported: watchlist.DoesClientNotSupportWatchListSemantics(inner),
 		machine:              machine,
 		stopForGood:          stopForGood,
@@ -282,7 +288,7 @@ func (g *servedGuard) recordError(err error) {
 // probe asks the server for one object of the resource; it reports whether
 // the question is settled for now: false means still not served.
 func (g *servedGuard) probe(ctx context.Context) bool {
-	_, err := g.inner.ListWithContext(ctx, metav1.ListOptions{Limit: 1})
+	_, err := g.source.ListWithContext(ctx, metav1.ListOptions{Limit: 1})
 	if apierrors.IsNotFound(err) {
 		g.markNotServed(ctx, err)
 		return false

@@ -78,6 +78,18 @@ type Status struct {
 	// LastSync is when a list of the whole resource (or the WatchList
 	// stream that replaces it) last succeeded; zero if none has.
 	LastSync time.Time
+	// Shard is the informer's shard, "index/count" (see WithShard); while
+	// a reshard is under way, "current+next". "" when it holds every
+	// object.
+	Shard string
+	// ShardFilteredByClient is true once the server was seen to ignore
+	// the ShardSelector (no ShardedListAndWatch feature gate): the
+	// informer receives every object and keeps its shard's.
+	ShardFilteredByClient bool
+	// Progress is the initial sync's progress (progress.go): objects
+	// received so far, and how fast. Informer.Status and Factory.Statuses
+	// set it; the StateHandler's Status has it zero.
+	Progress SyncProgress
 }
 
 // StateHandler is told of every change of an informer's State, once per

@@ -48,6 +48,21 @@ func (i *Informer[T]) GroupVersionResource() schema.GroupVersionResource {
 // Status returns the informer's Status.
 func (i *Informer[T]) Status() generic.Status { return i.inner.Status() }
 
+// WaitForResourceVersion is the informer's WaitForResourceVersion.
+func (i *Informer[T]) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	return i.inner.WaitForResourceVersion(ctx, resourceVersion)
+}
+
+// WaitForWrite is the informer's WaitForWrite.
+func (i *Informer[T]) WaitForWrite(ctx context.Context, obj T) error {
+	return i.inner.WaitForWrite(ctx, obj)
+}
+
+// WaitForDelete is the informer's WaitForDelete.
+func (i *Informer[T]) WaitForDelete(ctx context.Context, obj T) error {
+	return i.inner.WaitForDelete(ctx, obj)
+}
+
 // NewInformer returns the informer of Go type T from the Fake's typed
 // factory (typed.InformerFor), fed by the fake client and converted at
 // ingest, started and synced; it fails the test if T has no resource or

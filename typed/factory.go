@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -56,6 +57,9 @@ type Factory struct {
 	// generic.Factory of a kind asked for later starts.
 	startCtx     context.Context
 	shuttingDown bool
+	// shard holds the shard all the generic.Factory[T] share (the
+	// WithShard among opts); it makes no informers.
+	shard *generic.Factory[*metav1.PartialObjectMetadata]
 }
 
 // lifecycle is what the Factory does with each generic.Factory[T],
@@ -66,6 +70,8 @@ type lifecycle interface {
 	WaitForCacheSyncError(ctx context.Context) error
 	Statuses() map[schema.GroupVersionResource]generic.Status
 	Shutdown()
+	BeginReshard(ctx context.Context, next generic.Shard) error
+	Reshard(ctx context.Context, next generic.Shard) error
 }
 
 // factoryKey names a generic.Factory of the Factory: the Go type T it
@@ -103,7 +109,10 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	if err != nil {
 		return nil, err
 	}
+	// One shard state for every kind, unless opts give one of their own.
+	opts = append([]generic.Option{generic.WithShard(0, 1)}, opts...)
 	return &Factory{
+		shard:       generic.NewFactory[*metav1.PartialObjectMetadata](nil, nil, opts...),
 		scheme:      scheme,
 		codecs:      serializer.NewCodecFactory(scheme),
 		clients:     resolved,
@@ -153,6 +162,44 @@ func (f *Factory) Shutdown() {
 	for _, l := range f.lifecycles() {
 		l.Shutdown()
 	}
+}
+
+// Shard returns the factory's shard (see generic.WithShard), and the one a
+// reshard under way widens it to (nil if none).
+func (f *Factory) Shard() (current generic.Shard, next *generic.Shard) {
+	return f.shard.Shard()
+}
+
+// BeginReshard is generic.Factory.BeginReshard for every kind of the
+// factory: it returns once every informer it started holds the union of
+// its shard and next.
+func (f *Factory) BeginReshard(ctx context.Context, next generic.Shard) error {
+	if err := f.shard.BeginReshard(ctx, next); err != nil {
+		return err
+	}
+	for _, l := range f.lifecycles() {
+		if err := l.BeginReshard(ctx, next); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reshard is generic.Factory.Reshard for every kind of the factory: it
+// returns once every informer it started holds shard next alone.
+func (f *Factory) Reshard(ctx context.Context, next generic.Shard) error {
+	if err := f.BeginReshard(ctx, next); err != nil {
+		return err
+	}
+	if err := f.shard.Reshard(ctx, next); err != nil {
+		return err
+	}
+	for _, l := range f.lifecycles() {
+		if err := l.Reshard(ctx, next); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (f *Factory) lifecycles() []lifecycle {

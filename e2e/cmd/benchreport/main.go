@@ -38,6 +38,9 @@ var groups = []group{
 	{name: "ingest", pattern: "^BenchmarkIngest$", benchtime: "3x"},
 	{name: "typedview", pattern: "^BenchmarkTypedViewRead$", benchtime: "300ms"},
 	{name: "sync", pattern: "^BenchmarkSync$", benchtime: "1x"},
+	{name: "sharding", pattern: "^BenchmarkShardedSync$", benchtime: "1x"},
+	{name: "readyourwrites", pattern: "^BenchmarkReadYourWrites$", benchtime: "1000x"},
+	{name: "metrics", pattern: "^BenchmarkIngestMetrics$", benchtime: "3x"},
 }
 
 func run(objects, count int, out string) error {

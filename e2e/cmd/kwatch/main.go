@@ -48,7 +48,9 @@ func newCommand() *cobra.Command {
 			"and a summary at exit. With no kubeconfig it starts an embedded kube-apiserver, and\n" +
 			"with no RESOURCE there it runs a scripted demo.",
 		Example: "  kwatch                                  # the demo, on an embedded API server\n" +
+			"  kwatch --demo-objects 10000 --metrics-addr 127.0.0.1:9090 --linger 1m\n" +
 			"  kwatch --kubeconfig ~/.kube/config -n default configmaps widgets.example.com\n" +
+			"  kwatch --kubeconfig ~/.kube/config --shard 1/3 pods   # replica 1 of 3\n" +
 			"  kwatch -l app=web -o json --duration 30s pods",
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,6 +69,10 @@ func newCommand() *cobra.Command {
 	flags.StringVarP(&opts.Output, "output", "o", "text", "event output: text or json (one JSON object per event)")
 	flags.DurationVar(&opts.Duration, "duration", 0, "stop after this long (0: until Ctrl-C, or the end of the demo)")
 	flags.StringVar(&opts.Testdata, "testdata", "../testdata", "the repository's testdata folder, for the demo")
+	flags.IntVar(&opts.DemoObjects, "demo-objects", 0, "in the demo, create this many more ConfigMaps before watching, for an initial sync of that size")
+	flags.StringVar(&opts.MetricsAddr, "metrics-addr", "", "serve the informers' Prometheus metrics at http://ADDR/metrics while watching, for example 127.0.0.1:9090")
+	flags.StringVar(&opts.Shard, "shard", "", "hold one shard of every resource, index/count (for example 1/3): run count replicas with index 0 to count-1 (KEP-5866 sharded list and watch)")
+	flags.DurationVar(&opts.Linger, "linger", 0, "in the demo, keep watching (and serving --metrics-addr) this long after the script is done")
 	flags.IntVarP(&verbosity, "verbose", "v", 0, "log verbosity; 0 keeps the API server's and client's logs quiet")
 	cmd.SetContext(context.Background())
 	return cmd

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,17 +63,83 @@ func startDemo(ctx context.Context, c *cluster.Cluster, opts Options) (*script, 
 	if err := c.Apply(ctx, objs...); err != nil {
 		return nil, err
 	}
+	if opts.DemoObjects > 0 {
+		started := time.Now()
+		if err := createBulk(ctx, c, opts.DemoObjects); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(opts.status(), "created %d more ConfigMaps in %s in %v\n", opts.DemoObjects, bulkNamespace, time.Since(started).Round(time.Millisecond))
+	}
 	return s, nil
 }
 
+// bulkNamespace holds the demo's extra ConfigMaps (Options.DemoObjects).
+const bulkNamespace = "demo-lab"
+
+// createBulk creates n ConfigMaps bulk-00000, ... labelled for the demo,
+// eight at a time.
+func createBulk(ctx context.Context, c *cluster.Cluster, n int) error {
+	const workers = 8
+	names := make(chan int)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range names {
+				obj := &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": "v1", "kind": "ConfigMap",
+					"data": map[string]any{"index": strconv.Itoa(i)},
+				}}
+				obj.SetNamespace(bulkNamespace)
+				obj.SetName(fmt.Sprintf("bulk-%05d", i))
+				obj.SetLabels(map[string]string{"kwatch-demo": "true"})
+				if _, err := c.Dynamic.Resource(configMapsGVR).Namespace(bulkNamespace).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+					errs <- fmt.Errorf("creating %s/%s: %w", bulkNamespace, obj.GetName(), err)
+					return
+				}
+			}
+		})
+	}
+	var err error
+feed:
+	for i := range n {
+		select {
+		case names <- i:
+		case err = <-errs:
+			break feed
+		}
+	}
+	close(names)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errs:
+		default:
+		}
+	}
+	return err
+}
+
 // DemoExpected is the summary the demo must end with, sync times aside:
-// what its manifests (in testdata/demo) and its script add up to.
-func DemoExpected(testdata string) (Summary, error) {
-	s, _, err := loadDemo(nil, Options{Testdata: testdata})
+// what its manifests (in testdata/demo), demoObjects more ConfigMaps
+// (Options.DemoObjects) and its script add up to.
+func DemoExpected(testdata string, demoObjects int) (Summary, error) {
+	s, _, err := loadDemo(nil, Options{Testdata: testdata, DemoObjects: demoObjects})
 	if err != nil {
 		return nil, err
 	}
 	return s.expected(), nil
+}
+
+// DemoInitial is how many objects of each resource the demo holds when
+// kwatch starts watching: those of its manifests, and demoObjects more
+// ConfigMaps.
+func DemoInitial(testdata string, demoObjects int) (map[string]int, error) {
+	s, _, err := loadDemo(nil, Options{Testdata: testdata, DemoObjects: demoObjects})
+	if err != nil {
+		return nil, err
+	}
+	return s.initial, nil
 }
 
 // loadDemo reads the demo manifests and makes the script for them.
@@ -90,6 +158,7 @@ func loadDemo(c *cluster.Cluster, opts Options) (*script, []*unstructured.Unstru
 			s.initial[resourceName(obj)]++
 		}
 	}
+	s.initial["configmaps"] += opts.DemoObjects
 	s.steps = s.churn()
 	return s, objs, nil
 }

@@ -21,7 +21,7 @@ const testdata = "../../../testdata"
 // TestDemo runs the demo as the README's main-job command does and checks
 // that its summary, returned and printed, adds up to what its script did.
 func TestDemo(t *testing.T) {
-	want, err := kwatch.DemoExpected(testdata)
+	want, err := kwatch.DemoExpected(testdata, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +125,8 @@ func TestBadOptions(t *testing.T) {
 		{name: "unknown output", opts: kwatch.Options{Output: "yaml"}, wantErr: `-o "yaml"`},
 		{name: "negative duration", opts: kwatch.Options{Duration: -time.Second}, wantErr: "--duration"},
 		{name: "missing kubeconfig", opts: kwatch.Options{Kubeconfig: "/nonexistent/kubeconfig", Resources: []string{"pods"}}, wantErr: "kubeconfig /nonexistent/kubeconfig"},
+		{name: "negative demo objects", opts: kwatch.Options{DemoObjects: -1}, wantErr: "--demo-objects"},
+		{name: "negative linger", opts: kwatch.Options{Linger: -time.Second}, wantErr: "--linger"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/generic-informers/generic"
 )
 
 // Options are kwatch's flags and arguments.
@@ -26,6 +28,24 @@ type Options struct {
 	Resources []string
 	// Testdata is the repository's testdata folder, for the demo.
 	Testdata string
+	// DemoObjects is how many more ConfigMaps the demo creates before it
+	// watches (demo-lab/bulk-00000, ...), for an initial sync of some
+	// size.
+	DemoObjects int
+	// MetricsAddr, if set, is where kwatch serves the informers' metrics
+	// (genericprometheus) at /metrics while it watches: "host:port", or
+	// "127.0.0.1:0" for any free port.
+	MetricsAddr string
+	// Shard, "index/count", makes every informer hold one shard of its
+	// resource's objects (generic.WithShard); "" holds them all.
+	Shard string
+	// Linger keeps kwatch watching, and serving metrics, this long after
+	// the demo's script is done.
+	Linger time.Duration
+	// AfterWatch, if set, is called when the watch (the demo's script and
+	// Linger) is done, before the informers stop, with the URL of the
+	// metrics ("" without MetricsAddr): tests scrape it there.
+	AfterWatch func(metricsURL string)
 
 	// Out receives events and, in text mode, progress and the summary;
 	// Err receives progress and the summary in json mode.
@@ -47,6 +67,17 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.Duration < 0 {
 		return o, fmt.Errorf("--duration %v: want 0 or more", o.Duration)
+	}
+	if o.DemoObjects < 0 || o.DemoObjects > 1_000_000 {
+		return o, fmt.Errorf("--demo-objects %d: want 0 to 1000000", o.DemoObjects)
+	}
+	if o.Shard != "" {
+		if _, err := generic.ParseShard(o.Shard); err != nil {
+			return o, fmt.Errorf("--shard: %w", err)
+		}
+	}
+	if o.Linger < 0 {
+		return o, fmt.Errorf("--linger %v: want 0 or more", o.Linger)
 	}
 	if o.Kubeconfig == "" {
 		o.Kubeconfig = os.Getenv("KUBECONFIG")

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/generic-informers/generic/typed"
 )
 
 // printEvent writes one event: a line of text, or a JSON object.
@@ -33,18 +34,36 @@ func printEvent(w io.Writer, output string, e Event) error {
 	return err
 }
 
-// printProgress writes one line with how many objects each resource has
-// cached so far.
-func printProgress(w io.Writer, resources []*resource) {
-	parts := make([]string, 0, len(resources))
-	for _, r := range resources {
+// progressPrinter writes the initial sync's progress: at each call, a
+// line per resource still syncing (objects received so far, rate,
+// elapsed), and one last line for each when it has synced.
+type progressPrinter struct {
+	w         io.Writer
+	factory   *typed.Factory
+	resources []*resource
+	done      map[string]bool
+}
+
+func newProgressPrinter(w io.Writer, factory *typed.Factory, resources []*resource) *progressPrinter {
+	return &progressPrinter{w: w, factory: factory, resources: resources, done: map[string]bool{}}
+}
+
+func (p *progressPrinter) print() {
+	statuses := p.factory.Statuses()
+	now := time.Now().Format("15:04:05.000")
+	for _, r := range p.resources {
+		if p.done[r.name] {
+			continue
+		}
+		progress := statuses[r.gvr].Progress
 		state := "syncing"
 		if r.informer.HasSynced() {
-			state = "synced"
+			p.done[r.name] = true
+			state = fmt.Sprintf("synced, %d cached", len(r.informer.GetIndexer().ListKeys()))
 		}
-		parts = append(parts, fmt.Sprintf("%s: %d cached (%s)", r.name, len(r.informer.GetIndexer().ListKeys()), state))
+		fmt.Fprintf(p.w, "%s  initial sync  %-22s  %7d received  %8.0f/s  %6s  %s\n",
+			now, r.name, progress.Received, progress.Rate, progress.Elapsed.Round(time.Millisecond), state)
 	}
-	fmt.Fprintf(w, "%s  initial sync  %s\n", time.Now().Format("15:04:05.000"), strings.Join(parts, ", "))
 }
 
 // Summary is what kwatch saw, per resource, in the order the resources were

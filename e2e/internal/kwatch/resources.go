@@ -37,12 +37,13 @@ type watcher struct {
 
 // newWatcher makes the factory; every change of an informer's state but
 // those of a plain initial sync goes to events (stateChanges).
-func newWatcher(config *rest.Config, namespace, selector string, events chan<- Event) (*watcher, error) {
-	factory, err := typed.NewFactory(config, scheme.Scheme,
+func newWatcher(config *rest.Config, namespace, selector string, events chan<- Event, extra ...generic.Option) (*watcher, error) {
+	opts := append([]generic.Option{
 		generic.WithNamespace(namespace),
 		generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = selector }),
 		generic.WithStateHandler(stateChanges(events)),
-	)
+	}, extra...)
+	factory, err := typed.NewFactory(config, scheme.Scheme, opts...)
 	if err != nil {
 		return nil, err
 	}

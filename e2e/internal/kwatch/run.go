@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/e2e/apiserver"
 	"github.com/generic-informers/generic/e2e/internal/cluster"
 	"github.com/generic-informers/generic/typed"
@@ -52,7 +53,15 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if _, err := labels.Parse(selector); err != nil {
 		return nil, fmt.Errorf("-l %q: %w", selector, err)
 	}
-	return watch(ctx, c, opts, args, selector, script)
+	var metrics *metricsServer
+	if opts.MetricsAddr != "" {
+		if metrics, err = serveMetrics(opts.MetricsAddr); err != nil {
+			return nil, err
+		}
+		defer metrics.stop()
+		fmt.Fprintf(opts.status(), "serving metrics at %s\n", metrics.url)
+	}
+	return watch(ctx, c, opts, args, selector, script, metrics)
 }
 
 // connect returns the config of the cluster to watch: the kubeconfig's, or
@@ -74,9 +83,22 @@ func connect(ctx context.Context, opts Options) (config *rest.Config, stop func(
 	return server.Config, server.Stop, nil
 }
 
-func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string, selector string, script *script) (Summary, error) {
+func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string, selector string, script *script, metrics *metricsServer) (Summary, error) {
 	events := make(chan Event, 4096)
-	w, err := newWatcher(c.Config, opts.Namespace, selector, events)
+	var extra []generic.Option
+	metricsURL := ""
+	if metrics != nil {
+		extra = append(extra, generic.WithMetricsProvider(metrics.metrics))
+		metricsURL = metrics.url
+	}
+	if opts.Shard != "" {
+		shard, err := generic.ParseShard(opts.Shard) // checked by resolve
+		if err != nil {
+			return nil, err
+		}
+		extra = append(extra, generic.WithShard(shard.Index, shard.Count))
+	}
+	w, err := newWatcher(c.Config, opts.Namespace, selector, events, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +123,10 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 	w.factory.Start(context.WithoutCancel(ctx))
 	syncTimes := waitForSync(ctx, opts, w.factory, resources)
 	scriptErr := stream(ctx, opts, events, counts, script)
+	if opts.AfterWatch != nil {
+		drain(opts, events, counts)
+		opts.AfterWatch(metricsURL)
+	}
 	states := statesOf(w.factory, resources) // before the informers stop
 	shutdown(w.factory, opts, events, counts)
 	summary := counts.summary(syncTimes, states)
@@ -114,7 +140,7 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 // and returns how long each took. If the factory's informers did not all
 // sync, it prints why.
 func waitForSync(ctx context.Context, opts Options, factory *typed.Factory, resources []*resource) map[string]time.Duration {
-	took := waitForEach(ctx, opts, resources)
+	took := waitForEach(ctx, opts, factory, resources)
 	// Every informer has synced or ctx has ended: this does not block.
 	if err := factory.WaitForCacheSyncError(ctx); err != nil {
 		fmt.Fprintf(opts.status(), "%s  initial sync did not finish: %v\n", time.Now().Format("15:04:05.000"), err)
@@ -124,7 +150,7 @@ func waitForSync(ctx context.Context, opts Options, factory *typed.Factory, reso
 
 // waitForEach prints progress until every resource has synced or ctx ends,
 // and returns how long each took.
-func waitForEach(ctx context.Context, opts Options, resources []*resource) map[string]time.Duration {
+func waitForEach(ctx context.Context, opts Options, factory *typed.Factory, resources []*resource) map[string]time.Duration {
 	started := time.Now()
 	type synced struct {
 		name string
@@ -143,23 +169,26 @@ func waitForEach(ctx context.Context, opts Options, resources []*resource) map[s
 	ticker := time.NewTicker(progressEvery)
 	defer ticker.Stop()
 	took := map[string]time.Duration{}
+	progress := newProgressPrinter(opts.status(), factory, resources)
 	for len(took) < len(resources) {
 		select {
 		case s := <-done:
 			took[s.name] = s.took
+			progress.print()
 		case <-ticker.C:
-			printProgress(opts.status(), resources)
+			progress.print()
 		case <-ctx.Done():
 			return took
 		}
 	}
-	printProgress(opts.status(), resources)
+	progress.print()
 	return took
 }
 
 // stream prints and counts events until ctx ends or the script is done.
 func stream(ctx context.Context, opts Options, events <-chan Event, counts *counter, script *script) error {
 	var scriptDone <-chan error
+	var lingerDone <-chan time.Time
 	if script != nil {
 		scriptDone = script.run(ctx)
 	}
@@ -168,9 +197,18 @@ func stream(ctx context.Context, opts Options, events <-chan Event, counts *coun
 		case e := <-events:
 			handle(opts, e, counts, script)
 		case err := <-scriptDone:
-			return err
+			if err != nil || opts.Linger == 0 {
+				return err
+			}
+			fmt.Fprintf(opts.status(), "demo done; watching %v more\n", opts.Linger)
+			scriptDone = nil
+			linger := time.NewTimer(opts.Linger)
+			defer linger.Stop()
+			lingerDone = linger.C
+		case <-lingerDone:
+			return nil
 		case <-ctx.Done():
-			if script != nil {
+			if script != nil && lingerDone == nil {
 				return fmt.Errorf("the demo did not finish: %w", context.Cause(ctx))
 			}
 			return nil
@@ -212,6 +250,18 @@ func shutdown(factory *typed.Factory, opts Options, events <-chan Event, counts 
 					return
 				}
 			}
+		}
+	}
+}
+
+// drain handles the events already sent.
+func drain(opts Options, events <-chan Event, counts *counter) {
+	for {
+		select {
+		case e := <-events:
+			handle(opts, e, counts, nil)
+		default:
+			return
 		}
 	}
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// The sections of the scale-out, consistency and observability benchmarks:
+// sharded sync per replica, read-your-writes latency, metrics overhead.
+
+func (r *report) scaleOutSections(w func(format string, args ...any), b *bytes.Buffer) {
+	w("## Sharding across replicas (KEP-5866)\n\n")
+	w("One replica of n, `typed.NewFactory(..., generic.WithShard(0, n))`, syncing the %d ConfigMaps of the sync benchmark: time from Start until synced, the live heap its cache holds, and the objects it caches. `gate=on`: the API server's `ShardedListAndWatch` feature gate is on and the server filters; `gate=off`: it ignores the ShardSelector and the informer filters on the client (apimachinery's `pkg/sharding`, the same hash and bounds).\n\n", r.objects)
+	r.shardTable(b)
+	w("## Read your writes\n\n")
+	w("`WaitForWrite` after an update of a ConfigMap: the time from the update's response to the wait's return, over every op of the run.\n\n")
+	r.readYourWritesTable(b)
+	w("## Metrics overhead\n\n")
+	w("BenchmarkIngest's generic contender with `WithMetricsProvider` (the Prometheus adapter, `genericprometheus`) and without.\n\n")
+	r.metricsTable(b)
+}
+
+func (r *report) shardTable(b *bytes.Buffer) {
+	results := r.results["sharding"]
+	b.WriteString("| gate | n | time to sync | vs n=1 | heap | objects cached |\n|---|---|---|---|---|---|\n")
+	for _, gate := range []string{"on", "off"} {
+		base, _ := median(results, "ShardedSync/gate="+gate+"/n=1", "", "ns/op")
+		for _, n := range []string{"1", "2", "4"} {
+			bench := "ShardedSync/gate=" + gate + "/n=" + n
+			ns, ok := median(results, bench, "", "ns/op")
+			if !ok {
+				continue
+			}
+			heap, _ := median(results, bench, "", "heap-B")
+			objs, _ := median(results, bench, "", "objects")
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.0f |\n", gate, n, duration(ns), ratio(ns, base), size(heap), objs)
+		}
+	}
+	b.WriteString("\n")
+}
+
+func (r *report) readYourWritesTable(b *bytes.Buffer) {
+	results := r.results["readyourwrites"]
+	b.WriteString("| p50 | p99 | ns/op (update + wait) |\n|---|---|---|\n")
+	p50, _ := median(results, "ReadYourWrites", "", "p50-ns")
+	p99, _ := median(results, "ReadYourWrites", "", "p99-ns")
+	ns, _ := median(results, "ReadYourWrites", "", "ns/op")
+	fmt.Fprintf(b, "| %s | %s | %s |\n\n", duration(p50), duration(p99), duration(ns))
+}
+
+func (r *report) metricsTable(b *bytes.Buffer) {
+	results := r.results["metrics"]
+	var off string
+	for _, bench := range benches(results) {
+		if strings.HasSuffix(bench, "metrics=none") {
+			off = bench
+		}
+	}
+	base, _ := median(results, off, "", "ns/op")
+	b.WriteString("| variant | time for all events | vs none | target: under 5% |\n|---|---|---|---|\n")
+	for _, bench := range benches(results) {
+		ns, _ := median(results, bench, "", "ns/op")
+		verdict := "-"
+		if bench != off {
+			p := pValue(samples(results, bench, "", "ns/op"), samples(results, off, "", "ns/op"))
+			switch {
+			case ns < base*1.05:
+				verdict = fmt.Sprintf("met (p=%.3f)", p)
+			case p >= 0.05:
+				verdict = fmt.Sprintf("%s (p=%.3f)", inconclusive, p)
+			default:
+				verdict = fmt.Sprintf("missed (p=%.3f)", p)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", strings.TrimPrefix(bench, "IngestMetrics/"), duration(ns), ratio(ns, base), verdict)
+	}
+	b.WriteString("\n")
+}

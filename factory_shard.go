@@ -1,0 +1,151 @@
+package generic
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Shard returns the factory's shard (see WithShard), and the one a reshard
+// under way widens it to (nil if none).
+func (f *Factory[T]) Shard() (current Shard, next *Shard) {
+	return f.options.shard.shard()
+}
+
+// BeginReshard is the first step of moving the factory's informers to
+// shard next: they select the union of their current shard and next,
+// relist (their handlers get adds for the objects that joined), and
+// BeginReshard returns once every informer the factory started has that
+// union in its cache, or with ctx's error. Informers given a shard of
+// their own (WithShard on Acquire) are not moved.
+//
+// Resharding without a moment at which an object is in no replica's cache
+// takes two steps across the replicas: start the new replicas (their
+// factories WithShard(i, next.Count)) and wait for their caches to sync;
+// call BeginReshard(next) on every old replica and wait for all to return;
+// then call Reshard(next) on each, which narrows it to next. Reshard alone
+// (without BeginReshard on all replicas first) does both steps in one
+// replica, which is enough when nothing else relies on the union.
+//
+// An invalid shard, or a shard other than the one a reshard under way
+// widens to, is an error and changes nothing.
+func (f *Factory[T]) BeginReshard(ctx context.Context, next Shard) error {
+	generation, err := f.options.shard.widen(next)
+	if err != nil {
+		return err
+	}
+	return f.waitForSelection(ctx, generation)
+}
+
+// Reshard moves the factory's informers to shard next: after BeginReshard
+// if it was not called, they select next alone and relist; their handlers
+// get deletes (as cache.DeletedFinalStateUnknown tombstones, from
+// client-go's Replace) for the objects that left. Reshard returns once
+// every informer the factory started holds exactly next in its cache, or
+// with ctx's error. See BeginReshard for resharding across replicas.
+func (f *Factory[T]) Reshard(ctx context.Context, next Shard) error {
+	if err := f.BeginReshard(ctx, next); err != nil {
+		return err
+	}
+	generation, err := f.options.shard.narrow(next)
+	if err != nil {
+		return err
+	}
+	return f.waitForSelection(ctx, generation)
+}
+
+// waitForSelection waits until every running informer of the factory's
+// shard has listed at least the given generation of its selection and its
+// cache holds that list.
+func (f *Factory[T]) waitForSelection(ctx context.Context, generation uint64) error {
+	for _, e := range f.startedInformers() {
+		if e.options.shard != f.options.shard {
+			continue
+		}
+		if err := waitForListed(ctx, e.informer, generation); err != nil {
+			return fmt.Errorf("generic: reshard of %s: %w", e.informer.gvr, err)
+		}
+	}
+	return nil
+}
+
+// waitForListed waits until informer i has listed selection generation (or
+// a later one) and its cache holds that list; an informer that stops
+// first is done.
+func waitForListed[T Object](ctx context.Context, i *informer[T], generation uint64) error {
+	for {
+		last, ok, next := i.shard.lastListed()
+		if ok && last.selection.generation >= generation {
+			return waitForCacheToHold(ctx, i, last)
+		}
+		select {
+		case <-next:
+		case <-i.machine.stoppedChan():
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// reshardPoll is how often a reshard looks at a cache it waits for.
+const reshardPoll = 10 * time.Millisecond
+
+// waitForCacheToHold waits until the informer's cache has applied the list
+// last (its reflector's Replace), or the informer stops.
+func waitForCacheToHold[T Object](ctx context.Context, i *informer[T], last listing) error {
+	if !clientfeatures.FeatureGates().Enabled(clientfeatures.AtomicFIFO) {
+		return ErrResourceVersionNotTracked
+	}
+	return wait.PollUntilContextCancel(ctx, reshardPoll, true, func(context.Context) (bool, error) {
+		if i.stopped() {
+			return true, nil
+		}
+		return cacheHolds(i.shared.GetIndexer(), last)
+	})
+}
+
+// cacheHolds reports whether indexer has applied the list last. A cache at
+// a later resourceVersion has: the reflector queues a list's Replace before
+// the events that follow it. At the list's own resourceVersion (a quiet
+// resource relisted), the cache before the Replace may be at it too; then
+// the cache must hold every listed object and nothing outside the list's
+// selection; so too when either resourceVersion is "0".
+func cacheHolds(indexer cache.Indexer, last listing) (bool, error) {
+	cached := indexer.LastStoreSyncResourceVersion()
+	if cached == "" {
+		return false, nil
+	}
+	// "0" (a list of nothing ever written) orders against nothing: the
+	// contents decide.
+	if cached != "0" && last.rv != "0" {
+		order, err := resourceversion.CompareResourceVersion(cached, last.rv)
+		if err != nil || order != 0 {
+			return order > 0, err
+		}
+	}
+	for _, key := range last.keys {
+		if _, exists, err := indexer.GetByKey(key); err != nil || !exists {
+			return false, err
+		}
+	}
+	if last.selection.selector == nil {
+		return true, nil
+	}
+	for _, obj := range indexer.List() {
+		o, ok := obj.(runtime.Object)
+		if !ok {
+			continue
+		}
+		if in, err := last.selection.selector.Matches(o); err != nil || !in {
+			return false, err
+		}
+	}
+	return true, nil
+}

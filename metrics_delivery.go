@@ -1,0 +1,144 @@
+package generic
+
+import (
+	"reflect"
+	"sync/atomic"
+	"time"
+)
+
+// deliveryRing is how many watch events an informer remembers the arrival
+// of, for the delivery latency: a handler that takes an event more than
+// this many events after it arrived is not measured for it.
+const deliveryRing = 4096
+
+// deliveryScan is how far past its last match a handler looks for the
+// event it is called with: more than the events a watch can leave untaken
+// (resultBuffer) when it stops.
+const deliveryScan = 2 * resultBuffer
+
+// deliveryClock remembers when each of the last deliveryRing watch events
+// arrived, in the order the ingest handed them on, which is the order
+// client-go hands them to each handler. Each handler keeps its own cursor
+// into it (handlerGoroutine.cursor), and looks for the object it is called
+// with from there: the same object, as the cache holds it, that the ingest
+// handed on. Objects from lists, tombstones and resyncs were never stamped
+// and are not found; the cursor then stays where it was.
+//
+// It is lock-free: one goroutine stamps (the watch's, one at a time), any
+// number read. An entry is the object's address, which cannot be reused
+// for another object while a handler that has not passed the entry may
+// still be called with it (the handler's queue holds the object).
+type deliveryClock struct {
+	telemetry *telemetry
+	base      time.Time
+	// next is the number of stamps so far; entries [next-deliveryRing,
+	// next) are valid.
+	next atomic.Uint64
+	// ring is allocated at the first stamp.
+	ring atomic.Pointer[[deliveryRing]deliveryStamp]
+
+	// lastTimed is when the last timed event arrived (a time.Duration);
+	// the goroutine of the current watch uses it.
+	lastTimed atomic.Int64
+}
+
+// timedEvery is the least time between two timed events: at most 50,000
+// events a second are timed, so that the clock reads and histogram
+// observations at the handlers (about 60 ns an event) stay a small part
+// of an ingest's cost at the hundreds of thousands of events a second it
+// can take; below that rate every event is timed. A var for tests
+// (metrics_export_test.go).
+var timedEvery = 20 * time.Microsecond
+
+type deliveryStamp struct {
+	object  atomic.Uintptr
+	arrived atomic.Int64
+}
+
+func newDeliveryClock(t *telemetry) *deliveryClock {
+	return &deliveryClock{telemetry: t, base: time.Now()}
+}
+
+// now is the time since the clock's base, on the monotonic clock.
+func (c *deliveryClock) now() time.Duration { return time.Since(c.base) }
+
+// arrival is the time a watch event arrives, if it is to be timed, else 0.
+// Only the goroutine of the informer's current watch calls it.
+func (c *deliveryClock) arrival() time.Duration {
+	now := max(c.now(), 1)
+	if last := time.Duration(c.lastTimed.Load()); last != 0 && now-last < timedEvery {
+		return 0
+	}
+	c.lastTimed.Store(int64(now))
+	return now
+}
+
+// stamp records that obj, handed on by the ingest, arrived at arrived (0:
+// not timed). Only the goroutine of the informer's current watch calls it.
+func (c *deliveryClock) stamp(obj any, arrived time.Duration) {
+	address := addressOf(obj)
+	if address == 0 {
+		return
+	}
+	ring := c.ring.Load()
+	if ring == nil {
+		ring = new([deliveryRing]deliveryStamp)
+		c.ring.Store(ring)
+	}
+	n := c.next.Load()
+	entry := &ring[n%deliveryRing]
+	entry.object.Store(address)
+	entry.arrived.Store(int64(arrived))
+	c.next.Store(n + 1)
+}
+
+// delivered observes the latency of obj, which a handler whose cursor is
+// *cursor is being called with, if it was stamped.
+func (c *deliveryClock) delivered(cursor *uint64, obj any) {
+	address := addressOf(obj)
+	if address == 0 {
+		return // a tombstone, or a T that is not a pointer: never stamped
+	}
+	next := c.next.Load()
+	ring := c.ring.Load()
+	if next == 0 || ring == nil {
+		return
+	}
+	from := *cursor
+	if next > deliveryRing && from < next-deliveryRing {
+		from = next - deliveryRing
+	}
+	end := min(next, from+deliveryScan)
+	for n := from; n < end; n++ {
+		entry := &ring[n%deliveryRing]
+		if entry.object.Load() != address {
+			continue
+		}
+		arrived := time.Duration(entry.arrived.Load())
+		if c.next.Load() > n+deliveryRing {
+			return // overwritten while read: not measured
+		}
+		*cursor = n + 1
+		if arrived != 0 {
+			c.telemetry.observeLatency(c.now() - arrived)
+		}
+		return
+	}
+}
+
+// delivered measures the latency of an event the handler is called with.
+// Only the handler's goroutine calls it.
+func (h *handlerGoroutine) delivered(obj any) {
+	if h.delivery != nil {
+		h.delivery.delivered(&h.cursor, obj)
+	}
+}
+
+// addressOf is the address obj points to; 0 if it is not a pointer.
+func addressOf(obj any) uintptr {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer {
+		return 0
+	}
+	return v.Pointer()
+}

@@ -1,0 +1,215 @@
+package genericprometheus_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"go.uber.org/goleak"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+	genericprometheus "github.com/generic-informers/generic/prometheus"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+func configMap(namespace, name string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"namespace": namespace, "name": name},
+	}}
+}
+
+// scrape gathers registry and returns every sample as "name{labels}" ->
+// value; a histogram gives its _count only, its other values being times.
+func scrape(t *testing.T, registry *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := map[string]float64{}
+	for _, family := range families {
+		for _, metric := range family.GetMetric() {
+			var labels []string
+			for _, l := range metric.GetLabel() {
+				if l.GetValue() != "" {
+					labels = append(labels, l.GetName()+"="+l.GetValue())
+				}
+			}
+			name := family.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch family.GetType() {
+			case dto.MetricType_COUNTER:
+				samples[name] = metric.GetCounter().GetValue()
+			case dto.MetricType_GAUGE:
+				samples[name] = metric.GetGauge().GetValue()
+			case dto.MetricType_HISTOGRAM:
+				samples[strings.Replace(name, "{", "_count{", 1)] = float64(metric.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return samples
+}
+
+// series names a sample of the informers' labels (the empty group and
+// shard are left out) and extra ones, as scrape does: labels sorted.
+func series(name string, extra ...string) string {
+	labels := append([]string{"resource=configmaps", "version=v1"}, extra...)
+	slices.Sort(labels)
+	return name + "{" + strings.Join(labels, ",") + "}"
+}
+
+// TestScrape runs two informers of ConfigMaps (two namespaces, the same
+// labels) through a Factory, makes changes, and checks the scrape: their
+// values added up, then the series gone once both are released.
+func TestScrape(t *testing.T) {
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{configMaps: "ConfigMapList"},
+		configMap("a", "one"), configMap("a", "two"), configMap("b", "three"))
+	metrics := genericprometheus.New()
+	registry := prometheus.NewPedanticRegistry()
+	registry.MustRegister(metrics)
+	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithMetricsProvider(metrics))
+	defer factory.Shutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	inA := factory.Acquire(configMaps, generic.WithNamespace("a"))
+	inB := factory.Acquire(configMaps, generic.WithNamespace("b"))
+	seen := make(chan string, 100)
+	for _, informer := range []generic.Handle[*unstructured.Unstructured]{inA, inB} {
+		_, err := informer.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*unstructured.Unstructured]{
+			AddFunc:    func(u *unstructured.Unstructured) { seen <- "add " + u.GetName() },
+			UpdateFunc: func(_, u *unstructured.Unstructured) { seen <- "update " + u.GetName() },
+			DeleteFunc: func(d cache.DeletedObject[*unstructured.Unstructured]) { seen <- "delete " + d.GetName() },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	factory.Start(ctx)
+	if err := factory.WaitForCacheSyncError(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, seen, "add one", "add two", "add three")
+
+	resource := client.Resource(configMaps)
+	if _, err := resource.Namespace("a").Create(ctx, configMap("a", "four"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	updated := configMap("b", "three")
+	updated.SetLabels(map[string]string{"x": "y"})
+	if _, err := resource.Namespace("b").Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := resource.Namespace("a").Delete(ctx, "one", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, seen, "add four", "update three", "delete one")
+
+	got := scrape(t, registry)
+	lastSync := series("generic_informer_last_sync_timestamp_seconds")
+	if ts := got[lastSync]; ts < float64(time.Now().Add(-time.Minute).Unix()) || ts > float64(time.Now().Unix()+1) {
+		t.Errorf("%s = %v, want about now", lastSync, ts)
+	}
+	delete(got, lastSync)
+	// The first watch event is always timed; later ones may be sampled
+	// when they come fast (see generic.MetricsProvider).
+	latencies := series("generic_informer_delivery_latency_seconds_count")
+	if n := got[latencies]; n < 1 || n > 3 {
+		t.Errorf("%s = %v, want 1 to 3", latencies, n)
+	}
+	delete(got, latencies)
+	want := map[string]float64{
+		series("generic_informer_objects"):                         3,
+		series("generic_informer_events_total", "type=add"):        4,
+		series("generic_informer_events_total", "type=update"):     1,
+		series("generic_informer_events_total", "type=delete"):     1,
+		series("generic_informer_events_total", "type=tombstone"):  0,
+		series("generic_informer_rejected_objects_total"):          0,
+		series("generic_informer_requests_total", "request=list"):  2,
+		series("generic_informer_requests_total", "request=watch"): 2,
+		series("generic_informer_relists_total"):                   0,
+		series("generic_informer_initial_sync_received_objects"):   3,
+		series("generic_informer_state", "state=NotStarted"):       0,
+		series("generic_informer_state", "state=Syncing"):          0,
+		series("generic_informer_state", "state=Synced"):           2,
+		series("generic_informer_state", "state=NotServed"):        0,
+		series("generic_informer_state", "state=Forbidden"):        0,
+		series("generic_informer_state", "state=Stopped"):          0,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scrape (-want +got):\n%s", diff)
+	}
+
+	inA.Release()
+	if got := scrape(t, registry)[series("generic_informer_objects")]; got != 1 {
+		t.Errorf("objects after one release: %v, want 1 (namespace b's): %v", got, scrape(t, registry))
+	}
+	inB.Release()
+	if got := scrape(t, registry); len(got) != 0 {
+		t.Errorf("series left after the last release: %v", slices.Sorted(mapKeys(got)))
+	}
+}
+
+func mapKeys(m map[string]float64) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func waitFor(t *testing.T, ctx context.Context, seen <-chan string, want ...string) {
+	t.Helper()
+	pending := map[string]bool{}
+	for _, w := range want {
+		pending[w] = true
+	}
+	for len(pending) > 0 {
+		select {
+		case s := <-seen:
+			delete(pending, s)
+		case <-ctx.Done():
+			t.Fatalf("still waiting for %v", pending)
+		}
+	}
+}
+
+// ExampleNew serves an informer's metrics from a Prometheus registry.
+func ExampleNew() {
+	metrics := genericprometheus.New()
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(metrics)
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{configMaps: "ConfigMapList"}, configMap("default", "settings"))
+	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithMetricsProvider(metrics))
+	defer factory.Shutdown()
+	factory.ForResource(configMaps)
+	factory.Start(context.Background())
+	factory.WaitForCacheSync(context.Background())
+
+	families, _ := registry.Gather()
+	for _, family := range families {
+		if family.GetName() == "generic_informer_objects" {
+			fmt.Println(family.GetName(), family.GetMetric()[0].GetGauge().GetValue())
+		}
+	}
+	// Output: generic_informer_objects 1
+}

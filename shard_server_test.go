@@ -1,0 +1,263 @@
+package generic_test
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+)
+
+// shardServer is a fake API server of ConfigMaps for the sharding tests:
+// lists and watches (from a resourceVersion, replaying its event log), and,
+// when honours is set, the ShardSelector as kube-apiserver applies it with
+// the ShardedListAndWatch gate on (filtering with apimachinery's
+// pkg/sharding and echoing the selector in metadata.shardInfo); when not,
+// it ignores the selector as a server without the gate does.
+type shardServer struct {
+	honours  bool
+	listOnly bool
+
+	mu       sync.Mutex
+	rv       int
+	objects  map[string]*corev1.ConfigMap
+	log      []watch.Event // every change, in resourceVersion order
+	watchers []*shardWatcher
+	// selectors records the ShardSelector of every request.
+	selectors []string
+	random    *rand.Rand
+}
+
+type shardWatcher struct {
+	selector sharding.Selector
+	w        *bigWatch
+}
+
+// bigWatch is a watch with room for every event of a test; unlike
+// apimachinery's fakes it neither blocks nor panics when full or stopped.
+type bigWatch struct {
+	mu      sync.Mutex
+	result  chan watch.Event
+	stopped bool
+}
+
+func newBigWatch() *bigWatch { return &bigWatch{result: make(chan watch.Event, 1<<16)} }
+
+func (w *bigWatch) ResultChan() <-chan watch.Event { return w.result }
+
+func (w *bigWatch) Stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		w.stopped = true
+		close(w.result)
+	}
+}
+
+func (w *bigWatch) Action(kind watch.EventType, obj runtime.Object) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	select {
+	case w.result <- watch.Event{Type: kind, Object: obj}:
+	default:
+		panic("bigWatch: more events than a test should make")
+	}
+}
+
+func newShardServer(honours, listOnly bool) *shardServer {
+	return &shardServer{honours: honours, listOnly: listOnly, objects: map[string]*corev1.ConfigMap{}}
+}
+
+// Source serves every resource as the ConfigMaps, with WatchList
+// (client-go's default) unless listOnly is set.
+func (s *shardServer) Source(schema.GroupVersionResource, string, generic.TweakListOptionsFunc) cache.ListerWatcher {
+	lw := &cache.ListWatch{
+		ListWithContextFunc:  func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) { return s.list(o) },
+		WatchFuncWithContext: func(_ context.Context, o metav1.ListOptions) (watch.Interface, error) { return s.watch(o) },
+	}
+	if s.listOnly {
+		return listOnly{lw}
+	}
+	return lw
+}
+
+// listOnly is a ListerWatcher that tells the reflector to list, not to
+// use WatchList.
+type listOnly struct{ *cache.ListWatch }
+
+func (listOnly) IsWatchListSemanticsUnSupported() bool { return true }
+
+// create adds n ConfigMaps named prefix-0 … with fresh UIDs.
+func (s *shardServer) create(prefix string, n int) {
+	for i := range n {
+		s.apply(watch.Added, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Namespace: "default", Name: fmt.Sprintf("%s-%d", prefix, i), UID: s.newUID(),
+		}})
+	}
+}
+
+// newUID returns a random-looking version 4 UUID, as the API server makes
+// (FNV-1a spreads those evenly; names with a counter would not be), from a
+// fixed seed, so that every run shards the same way.
+func (s *shardServer) newUID() types.UID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.random == nil {
+		s.random = rand.New(rand.NewPCG(1, 2))
+	}
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], s.random.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], s.random.Uint64())
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:]))
+}
+
+func (s *shardServer) delete(name string) {
+	s.mu.Lock()
+	cm := s.objects["default/"+name]
+	s.mu.Unlock()
+	if cm != nil {
+		s.apply(watch.Deleted, cm.DeepCopy())
+	}
+}
+
+func (s *shardServer) apply(kind watch.EventType, cm *corev1.ConfigMap) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rv++
+	cm.ResourceVersion = strconv.Itoa(s.rv)
+	key := cm.Namespace + "/" + cm.Name
+	if kind == watch.Deleted {
+		delete(s.objects, key)
+	} else {
+		s.objects[key] = cm
+	}
+	event := watch.Event{Type: kind, Object: cm}
+	s.log = append(s.log, event)
+	for _, w := range s.watchers {
+		if s.sends(w.selector, cm) {
+			w.w.Action(kind, cm.DeepCopy())
+		}
+	}
+}
+
+func (s *shardServer) selectorOf(o metav1.ListOptions) (sharding.Selector, error) {
+	s.selectors = append(s.selectors, o.ShardSelector)
+	if !s.honours || o.ShardSelector == "" {
+		return nil, nil
+	}
+	return parseShardSelector(o.ShardSelector)
+}
+
+func (s *shardServer) sends(selector sharding.Selector, cm *corev1.ConfigMap) bool {
+	if selector == nil {
+		return true
+	}
+	in, err := selector.Matches(cm)
+	return err == nil && in
+}
+
+func (s *shardServer) list(o metav1.ListOptions) (runtime.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	selector, err := s.selectorOf(o)
+	if err != nil {
+		return nil, err
+	}
+	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.Itoa(s.rv)}}
+	if selector != nil {
+		list.ShardInfo = &metav1.ShardInfo{Selector: o.ShardSelector}
+	}
+	for _, cm := range s.objects {
+		if s.sends(selector, cm) {
+			list.Items = append(list.Items, *cm.DeepCopy())
+		}
+	}
+	return list, nil
+}
+
+func (s *shardServer) watch(o metav1.ListOptions) (watch.Interface, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	selector, err := s.selectorOf(o)
+	if err != nil {
+		return nil, err
+	}
+	from, err := strconv.Atoi(o.ResourceVersion)
+	if err != nil {
+		from = s.rv
+	}
+	w := &shardWatcher{selector: selector, w: newBigWatch()}
+	if o.SendInitialEvents != nil && *o.SendInitialEvents {
+		// WatchList (KEP-3157): the objects as adds, then the bookmark
+		// that ends them; the stream carries no shardInfo.
+		for _, cm := range s.objects {
+			if s.sends(selector, cm) {
+				w.w.Action(watch.Added, cm.DeepCopy())
+			}
+		}
+		w.w.Action(watch.Bookmark, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			ResourceVersion: strconv.Itoa(s.rv),
+			Annotations:     map[string]string{metav1.InitialEventsAnnotationKey: "true"},
+		}})
+		from = s.rv
+	}
+	for _, event := range s.log[from:] {
+		if cm := event.Object.(*corev1.ConfigMap); s.sends(selector, cm) {
+			w.w.Action(event.Type, cm.DeepCopy())
+		}
+	}
+	s.watchers = append(s.watchers, w)
+	return w.w, nil
+}
+
+// requestedSelectors returns the ShardSelectors requested so far.
+func (s *shardServer) requestedSelectors() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.selectors...)
+}
+
+// names returns the names of the ConfigMaps the server holds.
+func (s *shardServer) names() map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := map[string]bool{}
+	for _, cm := range s.objects {
+		names[cm.Name] = true
+	}
+	return names
+}
+
+var shardRangePattern = regexp.MustCompile(`^shardRange\((object\.metadata\.(?:uid|namespace)), '(0x[0-9a-f]{16,17})', '(0x[0-9a-f]{16,17})'\)$`)
+
+// parseShardSelector reads the selector's wire form strictly, as the
+// server's CEL-based parser (k8s.io/apiserver/pkg/sharding.Parse) accepts
+// it: shardRange calls joined by " || ".
+func parseShardSelector(expr string) (sharding.Selector, error) {
+	var reqs []sharding.ShardRangeRequirement
+	for _, part := range regexp.MustCompile(` \|\| `).Split(expr, -1) {
+		m := shardRangePattern.FindStringSubmatch(part)
+		if m == nil {
+			return nil, fmt.Errorf("not a shardRange: %q", part)
+		}
+		reqs = append(reqs, sharding.ShardRangeRequirement{Key: m[1], Start: m[2], End: m[3]})
+	}
+	return sharding.NewSelector(reqs...), nil
+}
