@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/labels"
@@ -49,13 +50,15 @@ func TestTypedViewOfDynamicClientSkipsMalformed(t *testing.T) {
 	}, rec.next(t, 3)); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
+	// The ErrorHandler runs on the informer's callback goroutine, which
+	// may come to it after the handlers have had their events.
 	var conversion *generic.ConversionError
 	select {
 	case err := <-reported:
 		if !errors.As(err, &conversion) {
 			t.Fatalf("reported %v, want a *ConversionError", err)
 		}
-	default:
+	case <-time.After(30 * time.Second):
 		t.Fatal("the malformed Widget was not reported")
 	}
 	if diff := cmp.Diff("loose-a/broken", conversion.Key); diff != "" {
