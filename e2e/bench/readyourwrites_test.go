@@ -17,12 +17,12 @@ import (
 	"github.com/generic-informers/generic/typed"
 )
 
-// BenchmarkReadYourWrites measures read-your-writes latency on the embedded
+// BenchmarkWaitForWrite measures read-your-writes latency on the embedded
 // API server: each op updates one ConfigMap and waits, with the informer's
 // WaitForWrite, until the informer's cache holds the update. It reports the
 // latency from the update's response to the wait's return, over the b.N
 // ops: p50-ns and p99-ns (ns/op also counts the update itself).
-func BenchmarkReadYourWrites(b *testing.B) {
+func BenchmarkWaitForWrite(b *testing.B) {
 	const namespace = "bench-ryw"
 	s := sharedServer(b)
 	ctx := context.Background()

@@ -34,12 +34,12 @@ func main() {
 
 // groups are the benchmark runs, each with the -benchtime that suits it.
 var groups = []group{
-	{name: "reads", pattern: "^BenchmarkRead", benchtime: "300ms"},
+	{name: "reads", pattern: "^BenchmarkRead(Get|NamespaceList|ByIndex)$", benchtime: "300ms"},
 	{name: "ingest", pattern: "^BenchmarkIngest$", benchtime: "3x"},
 	{name: "typedview", pattern: "^BenchmarkTypedViewRead$", benchtime: "300ms"},
 	{name: "sync", pattern: "^BenchmarkSync$", benchtime: "1x"},
 	{name: "sharding", pattern: "^BenchmarkShardedSync$", benchtime: "1x"},
-	{name: "readyourwrites", pattern: "^BenchmarkReadYourWrites$", benchtime: "1000x"},
+	{name: "readyourwrites", pattern: "^BenchmarkWaitForWrite$", benchtime: "1000x"},
 	{name: "metrics", pattern: "^BenchmarkIngestMetrics$", benchtime: "3x"},
 }
 

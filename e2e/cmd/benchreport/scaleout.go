@@ -43,9 +43,9 @@ func (r *report) shardTable(b *bytes.Buffer) {
 func (r *report) readYourWritesTable(b *bytes.Buffer) {
 	results := r.results["readyourwrites"]
 	b.WriteString("| p50 | p99 | ns/op (update + wait) |\n|---|---|---|\n")
-	p50, _ := median(results, "ReadYourWrites", "", "p50-ns")
-	p99, _ := median(results, "ReadYourWrites", "", "p99-ns")
-	ns, _ := median(results, "ReadYourWrites", "", "ns/op")
+	p50, _ := median(results, "WaitForWrite", "", "p50-ns")
+	p99, _ := median(results, "WaitForWrite", "", "p99-ns")
+	ns, _ := median(results, "WaitForWrite", "", "ns/op")
 	fmt.Fprintf(b, "| %s | %s | %s |\n\n", duration(p50), duration(p99), duration(ns))
 }
 
