@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -137,7 +138,9 @@ func (l *namespaceLister[T]) Get(name string) (T, error) {
 }
 
 // listByNamespace is client-go's cache.ListAllByNamespace (which uses the
-// namespace index when there is one) with a checked type assertion.
+// namespace index when there is one) with a checked type assertion; for a
+// Lister of *unstructured.Unstructured, listUnstructuredByNamespace, which
+// matches labels in place instead of copying them.
 func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, namespace string, selector labels.Selector) ([]T, error) {
 	if indexer == nil {
 		return nil, errNilIndexer
@@ -148,13 +151,19 @@ func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.Gr
 	}
 	var ret []T
 	var mismatch error
-	err := cache.ListAllByNamespace(indexer, namespace, selector, func(obj any) {
+	appendFn := func(obj any) {
 		if t, ok := obj.(T); ok {
 			ret = append(ret, t)
 		} else if mismatch == nil {
 			mismatch = unexpectedType[T](resource, obj)
 		}
-	})
+	}
+	var err error
+	if _, isUnstructured := any(*new(T)).(*unstructured.Unstructured); isUnstructured {
+		err = listUnstructuredByNamespace(indexer, namespace, selector, appendFn)
+	} else {
+		err = cache.ListAllByNamespace(indexer, namespace, selector, appendFn)
+	}
 	if err != nil {
 		return ret, err
 	}

@@ -1,0 +1,223 @@
+package generic
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// listUnstructuredByNamespace is client-go's cache.ListAllByNamespace (and,
+// for metav1.NamespaceAll, cache.ListAll) for a Lister of
+// *unstructured.Unstructured, with one difference: the labels of an
+// *unstructured.Unstructured are matched where they are, in its
+// metadata.labels map, instead of being copied into a new map per object by
+// GetLabels (two allocations an object, most of the time an unstructured
+// List took; see matcher), and read a batch of objects at a time (see
+// appendMatching). The labels of an object of another type (a wrong cache)
+// are read as client-go reads them: meta.Accessor and GetLabels.
+//
+// selector must not be nil.
+func listUnstructuredByNamespace(indexer cache.Indexer, namespace string, selector labels.Selector, appendFn cache.AppendFunc) error {
+	if labels.MatchesNothing(selector) {
+		return nil
+	}
+	selectAll := selector.Empty()
+	if namespace == metav1.NamespaceAll {
+		return appendMatching(indexer.List(), selector, selectAll, appendFn)
+	}
+	items, err := indexer.Index(cache.NamespaceIndex, &metav1.ObjectMeta{Namespace: namespace})
+	if err != nil {
+		// No namespace index: the slow search client-go does, with its
+		// warning.
+		klog.TODO().Info("Warning: can not retrieve list of objects using index", "err", err)
+		for _, m := range indexer.List() {
+			metadata, err := meta.Accessor(m)
+			if err != nil {
+				return err
+			}
+			if metadata.GetNamespace() != namespace {
+				continue
+			}
+			if err := appendMatching([]any{m}, selector, false, appendFn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return appendMatching(items, selector, selectAll, appendFn)
+}
+
+// appendMatching calls appendFn on each of items whose labels selector
+// matches (on every item if selectAll). An item without object metadata is
+// meta.Accessor's error, as in client-go.
+func appendMatching(items []any, selector labels.Selector, selectAll bool, appendFn cache.AppendFunc) error {
+	if selectAll {
+		// Avoid computing labels of the objects to speed up common flows
+		// of listing all objects (as client-go does).
+		for _, item := range items {
+			appendFn(item)
+		}
+		return nil
+	}
+	m := matcher{selector: selector}
+	if requirements, selectable := selector.Requirements(); selectable && len(requirements) > 0 {
+		m.key = requirements[0].Key()
+	}
+	// The labels of an unstructured object are three map lookups away
+	// (content, metadata, labels), each a few cache misses on a cache
+	// larger than the CPU's, where a typed object's are one. Reading them
+	// a batch of objects at a time, one level per pass, makes the lookups
+	// of different objects independent of each other, so that the CPU
+	// overlaps their misses instead of waiting for each in turn.
+	//
+	// found[i] is the metadata.labels map of the i-th object of a batch,
+	// read in place (valid as long as the object is not changed, which
+	// cached objects never are), ok[i] whether it has one (see matches).
+	var found [matchBatch]unstructuredLabels
+	var ok [matchBatch]bool
+	for start := 0; start < len(items); start += matchBatch {
+		batch := items[start:min(start+matchBatch, len(items))]
+		for i, item := range batch {
+			found[i], ok[i] = nil, false
+			if u, isUnstructured := item.(*unstructured.Unstructured); isUnstructured && u != nil {
+				found[i], ok[i] = u.Object, true
+			}
+		}
+		for _, level := range [...]string{"metadata", "labels"} {
+			for i := range batch {
+				if ok[i] {
+					found[i], ok[i] = found[i][level].(map[string]any)
+				}
+			}
+		}
+		if m.key != "" {
+			for i := range batch {
+				if ok[i] {
+					m.touch(found[i])
+				}
+			}
+		}
+		for i, item := range batch {
+			matches, err := m.matches(item, found[i], ok[i])
+			if err != nil {
+				return err
+			}
+			if matches {
+				appendFn(item)
+			}
+		}
+	}
+	return nil
+}
+
+// matchBatch is how many objects appendMatching reads the labels of at a
+// time.
+const matchBatch = 64
+
+// matcher matches a selector against objects' labels, those of an
+// *unstructured.Unstructured in place, allocating nothing.
+type matcher struct {
+	selector labels.Selector
+	// matchesNone is whether selector matches an object without labels,
+	// once known (noneKnown).
+	matchesNone, noneKnown bool
+	// key is the label the selector's first requirement reads, "" if none;
+	// touched is where touch leaves what it read.
+	key     string
+	touched int
+}
+
+// touch reads the label m.key of l and its value's first byte, so that
+// they are in the CPU's cache when the selector reads them.
+func (m *matcher) touch(l unstructuredLabels) {
+	if v, ok := l[m.key].(string); ok && v != "" {
+		m.touched += int(v[0])
+	}
+}
+
+// matches returns whether the selector matches obj's labels, exactly as it
+// matches those (*unstructured.Unstructured).GetLabels returns (a copy,
+// from unstructured.NestedNullCoercingStringMap(object, "metadata",
+// "labels")). For an *unstructured.Unstructured, l is its metadata.labels
+// map, read in place, and found is false if there is none:
+//
+//   - metadata or metadata.labels absent, null, or not a JSON object
+//     (found is false): no labels;
+//   - a label whose value is null: present, with value "" (JSON decoding's
+//     coercion; unstructuredLabels reads it so);
+//   - any label whose value is neither a string nor null: no labels at all
+//     (GetLabels drops the whole map on its error; validLabels is false).
+//
+// For any other object, its labels are read through meta.Accessor and
+// GetLabels, as client-go reads them.
+func (m *matcher) matches(obj any, l unstructuredLabels, found bool) (bool, error) {
+	if u, ok := obj.(*unstructured.Unstructured); !ok || u == nil {
+		metadata, err := meta.Accessor(obj)
+		if err != nil {
+			return false, err
+		}
+		return m.selector.Matches(labels.Set(metadata.GetLabels())), nil
+	}
+	if !found {
+		return m.none(), nil
+	}
+	// Checking every label's value costs a walk of the map per object: do
+	// it only when it can change the answer, that is when the labels as
+	// they are give another answer than no labels would.
+	matches := m.selector.Matches(l)
+	if matches == m.none() || validLabels(l) {
+		return matches, nil
+	}
+	return m.none(), nil
+}
+
+// none returns whether the selector matches an object without labels.
+func (m *matcher) none() bool {
+	if !m.noneKnown {
+		m.matchesNone = m.selector.Matches(labels.Set(nil))
+		m.noneKnown = true
+	}
+	return m.matchesNone
+}
+
+// validLabels returns whether every value of l is a string or null, which
+// GetLabels requires of a labels map not to drop it.
+func validLabels(l unstructuredLabels) bool {
+	for _, v := range l {
+		switch v.(type) {
+		case string, nil:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// unstructuredLabels is an unstructured object's metadata.labels map read as
+// a labels.Labels: a string value as itself, null (nil) as "", as GetLabels
+// reads them. (Any other value reads as "": the matcher then gives the
+// answer of no labels at all, as GetLabels does.) Being a map, it is stored
+// in an interface without an allocation.
+type unstructuredLabels map[string]any
+
+func (l unstructuredLabels) Has(label string) bool {
+	_, ok := l[label]
+	return ok
+}
+
+func (l unstructuredLabels) Get(label string) string {
+	s, _ := l[label].(string)
+	return s
+}
+
+func (l unstructuredLabels) Lookup(label string) (string, bool) {
+	v, ok := l[label]
+	if !ok {
+		return "", false
+	}
+	s, _ := v.(string)
+	return s, true
+}
