@@ -61,7 +61,10 @@ func (r *report) readTable(b *bytes.Buffer, bench string) {
 	fmt.Fprintf(b, "| contender | time/op | vs client-go | B/op | allocs/op |\n|---|---:|---:|---:|---:|\n")
 	base, _ := median(results, bench, "client-go", "ns/op")
 	for _, c := range contenders(results) {
-		ns, _ := median(results, bench, c, "ns/op")
+		ns, ok := median(results, bench, c, "ns/op")
+		if !ok {
+			continue // not a contender of this read (ReadList has four)
+		}
 		bytesOp, _ := median(results, bench, c, "B/op")
 		allocs, _ := median(results, bench, c, "allocs/op")
 		fmt.Fprintf(b, "| %s | %s | %s | %.0f | %.0f |\n", c, duration(ns), ratio(ns, base), bytesOp, allocs)
