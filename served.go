@@ -311,7 +311,7 @@ func (g *servedGuard) park(ctx context.Context, first *watch.Event) watch.Interf
 		defer close(w.result)
 		if g.waitUntilServed(ctx, w.stopped) {
 			select {
-			case w.result <- watch.Event{Type: watch.Error, Object: gone()}:
+			case w.result <- relistEvent("generic: the resource was not served; relist"):
 			case <-w.stopped:
 			case <-ctx.Done():
 			}
@@ -352,16 +352,6 @@ func (g *servedGuard) waitForProbe(ctx context.Context, stopped <-chan struct{})
 		return false
 	case <-probeAt:
 		return true
-	}
-}
-
-// gone is the Status of a 410 Gone, which makes the reflector relist.
-func gone() *metav1.Status {
-	return &metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    410,
-		Reason:  metav1.StatusReasonExpired,
-		Message: "generic: the resource was not served; relist",
 	}
 }
 

@@ -160,7 +160,8 @@ func shardInfoOf(list runtime.Object) (string, bool) {
 }
 
 // relistEvent is a 410 Gone watch event, which makes the reflector end the
-// watch and relist.
+// watch and relist: how the served guard resumes a resource served again
+// and how a shard change takes effect.
 func relistEvent(message string) watch.Event {
 	return watch.Event{Type: watch.Error, Object: &metav1.Status{
 		Status:  metav1.StatusFailure,
@@ -186,7 +187,7 @@ func eventWatch(events ...watch.Event) watch.Interface {
 	return watch.NewProxyWatcher(result)
 }
 
-// shardOf describes an informer's shard for its Status: "" when it holds
+// describe describes an informer's shard for its Status: "" when it holds
 // every object.
 func (f *shardFilter) describe() string {
 	current, widened := f.state.shard()

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/shardcheck"
 )
 
 // replica is one sharded factory of the tests, as one replica of a
@@ -52,29 +53,13 @@ func (r *replica) names() map[string]bool {
 	return names
 }
 
-// partitionProblems says how the replicas' caches fail to partition want:
-// objects in two caches, objects in none, objects in one that want lacks.
+// partitionProblems says how the replicas' caches fail to partition want.
 func partitionProblems(replicas []*replica, want map[string]bool) []string {
-	owner := map[string]int{}
-	var problems []string
-	for i, r := range replicas {
-		for name := range r.names() {
-			if j, ok := owner[name]; ok {
-				problems = append(problems, fmt.Sprintf("%s in replicas %d and %d", name, j, i))
-			}
-			owner[name] = i
-			if !want[name] {
-				problems = append(problems, fmt.Sprintf("%s in replica %d, not on the server", name, i))
-			}
-		}
+	var caches []map[string]bool
+	for _, r := range replicas {
+		caches = append(caches, r.names())
 	}
-	for name := range want {
-		if _, ok := owner[name]; !ok {
-			problems = append(problems, name+" in no replica")
-		}
-	}
-	slices.Sort(problems)
-	return problems
+	return shardcheck.Problems(caches, want)
 }
 
 // waitForPartition waits until the replicas partition the server's objects.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/e2e/apiserver"
+	"github.com/generic-informers/generic/internal/shardcheck"
 	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/typed"
 )
@@ -178,26 +179,11 @@ func serverNames(ctx context.Context, client kubernetes.Interface, namespace str
 
 // partitionIssues says how the replicas' caches fail to partition want.
 func partitionIssues(replicas []*shardReplica, want map[string]bool) []string {
-	owner := map[string]int{}
-	var issues []string
-	for i, r := range replicas {
-		for name := range r.names() {
-			if j, ok := owner[name]; ok {
-				issues = append(issues, fmt.Sprintf("%s in replicas %d and %d", name, j, i))
-			}
-			owner[name] = i
-			if !want[name] {
-				issues = append(issues, fmt.Sprintf("%s in replica %d, not on the server", name, i))
-			}
-		}
+	var caches []map[string]bool
+	for _, r := range replicas {
+		caches = append(caches, r.names())
 	}
-	for name := range want {
-		if _, ok := owner[name]; !ok {
-			issues = append(issues, name+" in no replica")
-		}
-	}
-	slices.Sort(issues)
-	return issues
+	return shardcheck.Problems(caches, want)
 }
 
 // waitForServerPartition waits until the replicas' caches partition the
