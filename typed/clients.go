@@ -14,9 +14,11 @@ import (
 )
 
 // Clients are what a Factory talks to the API server through. Config or
-// Dynamic is required. Dynamic feeds UnstructuredFor's informers (and, when
-// set, the typed ones too); Metadata feeds MetadataFor's. Those not given
-// are made from Config when first needed.
+// Dynamic is required. UnstructuredFor's informers are fed by Dynamic when
+// it is set (and then the typed ones too), else by REST clients made from
+// Config that decode straight into *unstructured.Unstructured (see
+// UnstructuredFromJSON); Metadata feeds MetadataFor's. Those not given are
+// made from Config when first needed.
 type Clients struct {
 	// Config is the REST config of the typed REST clients, one per
 	// GroupVersion, and of the default RESTMapper's discovery client.
@@ -39,6 +41,25 @@ type Clients struct {
 	// Metadata, if not nil, feeds the metadata-only informers of
 	// MetadataFor; otherwise one is made from Config.
 	Metadata metadata.Interface
+	// UnstructuredFromJSON, if true, makes UnstructuredFor's informers ask
+	// for JSON only, as client-go's dynamic client does. By default (with
+	// Config and no Dynamic), they ask for protobuf for the built-in kinds
+	// the scheme knows, when the server is no newer than the k8s.io/api
+	// this program is built with, and convert each object once: same
+	// objects, several times faster. Set it if the objects must hold fields
+	// the scheme's Go types lack (a server with fields behind a version
+	// check this cannot see, such as a patched or aggregated API server of
+	// a built-in GroupVersion).
+	UnstructuredFromJSON bool
+	// UnstructuredNoSharing, if true, makes every object of
+	// UnstructuredFor's informers hold maps of its own only. By default,
+	// equal managedFields fieldsV1 trees are one tree shared by the
+	// objects that have them (and strings that repeat are one string,
+	// which is invisible), so that an unstructured cache costs about what
+	// a typed one does. Sharing is invisible to code that treats cached
+	// objects as read-only, as client-go requires; set this if a transform
+	// (generic.WithTransform) edits managedFields in place.
+	UnstructuredNoSharing bool
 }
 
 // resolve fills in the defaults of c and returns how to find the resource

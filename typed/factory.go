@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/client-go/dynamic"
 	clientmetadata "k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
@@ -49,10 +48,15 @@ type Factory struct {
 	// resources records the resource each informer of a factoryKey was
 	// handed out for, so that Release needs no RESTMapper.
 	resources map[factoryKey]schema.GroupVersionResource
-	// dynamic and metadata are the clients made from Config for
-	// UnstructuredFor and MetadataFor, on first use.
-	dynamic  dynamic.Interface
+	// metadata is the client made from Config for MetadataFor, on first
+	// use.
 	metadata clientmetadata.Interface
+	// serverCheck asks the server's version once, for
+	// protobufForUnstructured; serverNoNewer is its answer.
+	serverCheck   sync.Once
+	serverNoNewer bool
+	// interner is shared by the decoders of UnstructuredFor's informers.
+	interner *interner
 	// startCtx is the context of the last Start, under which the
 	// generic.Factory of a kind asked for later starts.
 	startCtx     context.Context
@@ -84,6 +88,9 @@ type factoryKey struct {
 type restClientKey struct {
 	gv       schema.GroupVersion
 	protobuf bool
+	// unstructured is set for the clients of UnstructuredFor, which decode
+	// into *unstructured.Unstructured (unstructuredSerializer).
+	unstructured bool
 }
 
 // NewFactory returns a Factory that lists and watches through typed REST
@@ -114,6 +121,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	return &Factory{
 		shard:       generic.NewFactory[*metav1.PartialObjectMetadata](nil, nil, opts...),
 		scheme:      scheme,
+		interner:    newInterner(!resolved.UnstructuredNoSharing),
 		codecs:      serializer.NewCodecFactory(scheme),
 		clients:     resolved,
 		kinds:       kinds,

@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	clientmetadata "k8s.io/client-go/metadata"
 
 	"github.com/generic-informers/generic"
@@ -16,8 +15,11 @@ import (
 )
 
 // UnstructuredFor returns a Handle on the shared informer of gvr whose
-// objects are *unstructured.Unstructured, fed by the dynamic client
-// (Clients.Dynamic, or one made from Clients.Config), from the same Factory
+// objects are *unstructured.Unstructured, equal to those client-go's
+// dynamic informer holds, fed by Clients.Dynamic if set, else by a REST
+// client made from Clients.Config that decodes JSON in one pass and, for
+// built-in kinds, protobuf converted once (see
+// Clients.UnstructuredFromJSON), from the same Factory
 // as the typed informers: one Start, one WaitForCacheSyncError, one
 // Statuses and one Shutdown serve them all. Every call for the same gvr
 // shares one informer; each is one hold, which the Handle's Release drops.
@@ -32,9 +34,9 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...
 		return nil, errors.New("typed: nil Factory")
 	}
 	factory.recordScope(gvr)
-	gf, err := genericFactoryOf(factory, func(client dynamic.Interface) *generic.Factory[*unstructured.Unstructured] {
-		return generic.NewFactory[*unstructured.Unstructured](ignoreNamespaceWhenClusterScoped(generic.DynamicSource(client), factory.clusterScoped), nil, factory.opts...)
-	}, factory.dynamicClient)
+	gf, err := genericFactoryOf(factory, func(source generic.Source) *generic.Factory[*unstructured.Unstructured] {
+		return generic.NewFactory[*unstructured.Unstructured](ignoreNamespaceWhenClusterScoped(source, factory.clusterScoped), nil, factory.opts...)
+	}, factory.unstructuredSourceOf)
 	if err != nil {
 		return nil, err
 	}
@@ -95,24 +97,17 @@ func (f *Factory) recordScope(gvr schema.GroupVersionResource) {
 	f.scopes[gvr] = scope
 }
 
-// dynamicClient returns Clients.Dynamic, or makes one from Clients.Config
-// the first time; f.mu must be held.
-func (f *Factory) dynamicClient() (dynamic.Interface, error) {
-	if f.clients.Dynamic != nil {
-		return f.clients.Dynamic, nil
+// unstructuredSourceOf returns the Source of UnstructuredFor's informers:
+// through Clients.Dynamic if set, else through REST clients made from
+// Clients.Config (unstructuredSource); f.mu must be held.
+func (f *Factory) unstructuredSourceOf() (generic.Source, error) {
+	switch {
+	case f.clients.Dynamic != nil:
+		return generic.DynamicSource(f.clients.Dynamic), nil
+	case f.clients.Config == nil:
+		return nil, errors.New("typed: no client for unstructured informers: set Clients.Dynamic or Clients.Config")
 	}
-	if f.dynamic != nil {
-		return f.dynamic, nil
-	}
-	if f.clients.Config == nil {
-		return nil, errors.New("typed: no dynamic client: set Clients.Dynamic or Clients.Config")
-	}
-	client, err := dynamic.NewForConfigAndClient(f.clients.Config, f.clients.HTTPClient)
-	if err != nil {
-		return nil, fmt.Errorf("typed: dynamic client: %w", err)
-	}
-	f.dynamic = client
-	return client, nil
+	return f.unstructuredSource(), nil
 }
 
 // metadataClient returns Clients.Metadata, or makes one from

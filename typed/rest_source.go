@@ -1,7 +1,6 @@
 package typed
 
 import (
-	"fmt"
 	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,27 +41,7 @@ func supportsProtobuf(typ reflect.Type) bool {
 // place of that one object, instead of failing the whole list or ending the
 // watch.
 func newRESTClient(clients Clients, codecs serializer.CodecFactory, gv schema.GroupVersion, protobuf bool) (rest.Interface, error) {
-	config := rest.CopyConfig(clients.Config)
-	config.GroupVersion = &gv
-	config.APIPath = "/apis"
-	if gv.Group == "" {
-		config.APIPath = "/api"
-	}
-	config.NegotiatedSerializer = perItemSerializer{codecs.WithoutConversion()}
-	config.ContentType = contentTypeJSON
-	config.AcceptContentTypes = contentTypeJSON
-	if protobuf {
-		config.ContentType = contentTypeProtobuf
-		config.AcceptContentTypes = contentTypeProtobuf + "," + contentTypeJSON
-	}
-	if config.UserAgent == "" {
-		config.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	client, err := rest.RESTClientForConfigAndClient(config, clients.HTTPClient)
-	if err != nil {
-		return nil, fmt.Errorf("typed: REST client for %s: %w", gv, err)
-	}
-	return client, nil
+	return newRESTClientWith(clients, perItemSerializer{codecs.WithoutConversion()}, gv, protobuf)
 }
 
 // restSource lists and watches through a typed REST client, as the

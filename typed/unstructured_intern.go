@@ -1,0 +1,228 @@
+package typed
+
+import (
+	"encoding/json"
+	"sync"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// Bounds of an interner: past them it shares what it holds and adds
+// nothing, so that values that never repeat (or a flood of distinct ones)
+// cost at most this much, for the factory's lifetime.
+const (
+	// maxInternedStrings is how many distinct strings it holds: about
+	// 64 bytes each, 4 MiB at most.
+	maxInternedStrings = 1 << 16
+	// maxInternedLength is the longest string value it shares; longer ones
+	// (annotations, payloads) rarely repeat.
+	maxInternedLength = 64
+	// maxSharedFieldSets is how many distinct managedFields fieldsV1 trees
+	// it holds.
+	maxSharedFieldSets = 1 << 12
+)
+
+// interner makes the objects of a Factory's unstructured informers share
+// what repeats across them, as the typed objects do by their Go types:
+//
+//   - every map key, and every string value up to maxInternedLength long
+//     but those of metadata that are unique to an object (name, uid,
+//     resourceVersion, timestamps), is one string for all objects: the
+//     kinds, apiVersions, namespaces, label keys and values, field names;
+//   - unless sharing is off, the fieldsV1 trees of managedFields that are
+//     equal are one tree: the same fields, managed the same way, across
+//     objects made alike (often over half of an object's maps).
+//
+// Strings cannot be changed, so sharing them is invisible. Sharing trees
+// is invisible to code that treats cached objects as read-only, as
+// client-go requires of objects from a cache; a transform that edits
+// fieldsV1 in place must turn it off (Clients.UnstructuredNoSharing).
+//
+// An interner is safe for concurrent use: the decoders of every informer
+// of the factory share it.
+type interner struct {
+	shareFieldSets bool
+
+	mu        sync.Mutex
+	strings   map[string]any // each string, boxed once
+	fieldSets map[string]map[string]any
+}
+
+func newInterner(shareFieldSets bool) *interner {
+	return &interner{shareFieldSets: shareFieldSets, strings: map[string]any{}, fieldSets: map[string]map[string]any{}}
+}
+
+// uniqueMetadata are the fields of metadata whose values differ from object
+// to object: not worth a place in the table.
+var uniqueMetadata = map[string]bool{
+	"name": true, "uid": true, "resourceVersion": true,
+	"creationTimestamp": true, "deletionTimestamp": true, "selfLink": true,
+}
+
+// object interns the content of one decoded object and returns it. With
+// resize, every map is made anew at its size: those of
+// runtime.DefaultUnstructuredConverter are made for as many entries as
+// their Go struct has fields (seventeen for an ObjectMeta that sets six),
+// which in Go's maps is a table several times the size of one made for
+// the entries there are.
+//
+// fieldsV1, if not nil, holds the encoded fieldsV1 of each entry of the
+// object's managedFields, left out of content (the protobuf path:
+// detachFieldsV1): each is decoded here, or shared, without a conversion.
+func (in *interner) object(content map[string]any, resize bool, fieldsV1 [][]byte) map[string]any {
+	if in == nil {
+		return content
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	w := walk{in: in, resize: resize, fieldsV1: fieldsV1}
+	return w.mapOf(content, func(key string, value any) any {
+		if metadata, ok := value.(map[string]any); ok && key == "metadata" {
+			return w.metadata(metadata)
+		}
+		return w.value(value)
+	})
+}
+
+// walk is one object's interning, under the interner's lock.
+type walk struct {
+	in       *interner
+	resize   bool
+	fieldsV1 [][]byte
+}
+
+// mapOf interns m's keys and replaces each value v of key k with
+// valueOf(k, v), in m or, with resize, in a new map of m's size.
+func (w walk) mapOf(m map[string]any, valueOf func(key string, value any) any) map[string]any {
+	out := m
+	if w.resize {
+		out = make(map[string]any, len(m))
+	}
+	for key, value := range m {
+		out[w.in.key(key)] = valueOf(key, value)
+	}
+	return out
+}
+
+// metadata interns an object's metadata, leaving the values of
+// uniqueMetadata alone, and shares its managedFields' fieldsV1 trees.
+func (w walk) metadata(metadata map[string]any) map[string]any {
+	return w.mapOf(metadata, func(key string, value any) any {
+		switch {
+		case uniqueMetadata[key]:
+			return value
+		case key == "managedFields":
+			return w.managedFields(value)
+		}
+		return w.value(value)
+	})
+}
+
+// managedFields interns each entry of managedFields but its time, and
+// replaces its fieldsV1 with the shared tree equal to it.
+func (w walk) managedFields(value any) any {
+	entries, ok := value.([]any)
+	if !ok {
+		return w.value(value)
+	}
+	for i, e := range entries {
+		entry, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		fromRaw := false
+		if i < len(w.fieldsV1) && w.fieldsV1[i] != nil {
+			if tree, err := w.fieldSetOf(w.fieldsV1[i]); err == nil {
+				entry["fieldsV1"], fromRaw = tree, true
+			}
+		}
+		entries[i] = w.mapOf(entry, func(key string, v any) any {
+			switch {
+			case key == "time", key == "fieldsV1" && fromRaw:
+				return v
+			case key == "fieldsV1":
+				return w.fieldSet(v)
+			}
+			return w.value(v)
+		})
+	}
+	return entries
+}
+
+// fieldSet returns the shared tree equal to value, a fieldsV1 tree, making
+// value the shared one if there is none yet.
+func (w walk) fieldSet(value any) any {
+	tree, ok := value.(map[string]any)
+	if !ok || !w.in.shareFieldSets {
+		return w.value(value)
+	}
+	// encoding/json writes map keys sorted: equal trees, equal text.
+	text, err := json.Marshal(tree)
+	if err != nil {
+		return w.value(value)
+	}
+	if shared, ok := w.in.fieldSets[string(text)]; ok {
+		return shared
+	}
+	tree = w.value(tree).(map[string]any)
+	if len(w.in.fieldSets) < maxSharedFieldSets {
+		w.in.fieldSets[string(text)] = tree
+	}
+	return tree
+}
+
+// fieldSetOf returns the shared tree of raw, an encoded fieldsV1 (with
+// sharing off, raw decoded), decoded as runtime.DefaultUnstructuredConverter
+// decodes it.
+func (w walk) fieldSetOf(raw []byte) (any, error) {
+	if shared, ok := w.in.fieldSets[string(raw)]; ok && w.in.shareFieldSets {
+		return shared, nil
+	}
+	var tree any
+	if err := utiljson.Unmarshal(raw, &tree); err != nil {
+		return nil, err
+	}
+	tree = w.value(tree)
+	if m, ok := tree.(map[string]any); ok && w.in.shareFieldSets && len(w.in.fieldSets) < maxSharedFieldSets {
+		w.in.fieldSets[string(raw)] = m
+	}
+	return tree, nil
+}
+
+// value interns a value's strings (a string itself, a map's keys and
+// values, a list's items) and returns it.
+func (w walk) value(value any) any {
+	switch v := value.(type) {
+	case string:
+		if len(v) <= maxInternedLength {
+			return w.in.boxed(v, value)
+		}
+	case map[string]any:
+		return w.mapOf(v, func(_ string, item any) any { return w.value(item) })
+	case []any:
+		for i, item := range v {
+			v[i] = w.value(item)
+		}
+	}
+	return value
+}
+
+// key returns the shared copy of key.
+func (in *interner) key(key string) string {
+	return in.boxed(key, nil).(string)
+}
+
+// boxed returns the shared boxed copy of s; boxedS, if not nil, is s
+// already boxed, to keep if s is new.
+func (in *interner) boxed(s string, boxedS any) any {
+	if shared, ok := in.strings[s]; ok {
+		return shared
+	}
+	if boxedS == nil {
+		boxedS = s
+	}
+	if len(in.strings) < maxInternedStrings {
+		in.strings[s] = boxedS
+	}
+	return boxedS
+}

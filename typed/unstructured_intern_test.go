@@ -1,0 +1,171 @@
+package typed
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// TestInternerSharesWhatRepeats decodes a list of ConfigMaps, two of them
+// managed alike, through the JSON decoder of UnstructuredFor: the objects
+// equal the dynamic client's; strings that repeat are one string, but
+// those unique to an object are not kept; equal fieldsV1 trees are one
+// tree unless sharing is off.
+func TestInternerSharesWhatRepeats(t *testing.T) {
+	type sharing struct {
+		Kinds, Namespaces, LabelValues, Managers, DataKeys bool
+		FieldsV1OfOneAndTwo, FieldsV1OfOneAndThree       bool
+		UIDsKept, ResourceVersionsKept, TimesKept          bool
+	}
+	for _, tc := range []struct {
+		name           string
+		shareFieldSets bool
+		want           sharing
+	}{
+		{"sharing", true, sharing{Kinds: true, Namespaces: true, LabelValues: true, Managers: true, DataKeys: true, FieldsV1OfOneAndTwo: true}},
+		{"no sharing", false, sharing{Kinds: true, Namespaces: true, LabelValues: true, Managers: true, DataKeys: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInterner(tc.shareFieldSets)
+			data := readFixture(t, "configmap-list-managed.json")
+			list := decodeJSONWith(t, in, data).(*unstructured.UnstructuredList)
+			want, _ := dynamicClientDecode(data)
+			if diff := cmp.Diff(want, list); diff != "" {
+				t.Fatalf("decoded (-dynamic client +interned):\n%s", diff)
+			}
+			one, two, three := list.Items[0].Object, list.Items[1].Object, list.Items[2].Object
+			got := sharing{
+				Kinds:                 sameString(one, two, "kind"),
+				Namespaces:            sameString(one, two, "metadata", "namespace"),
+				LabelValues:           sameString(one, two, "metadata", "labels", "app"),
+				Managers:              sameString(one, two, "metadata", "managedFields", "0", "manager"),
+				DataKeys:              sameKey(one, two, "data"),
+				FieldsV1OfOneAndTwo:   sameMap(one, two, "metadata", "managedFields", "0", "fieldsV1"),
+				FieldsV1OfOneAndThree: sameMap(one, three, "metadata", "managedFields", "0", "fieldsV1"),
+				UIDsKept:              in.holds(string(list.Items[0].GetUID())),
+				ResourceVersionsKept:  in.holds(list.Items[0].GetResourceVersion()),
+				TimesKept:             in.holds("2026-12-01T10:00:00Z"),
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("shared (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestInternerConcurrentDecodes: the informers of a factory decode at the
+// same time through one interner (run with -race).
+func TestInternerConcurrentDecodes(t *testing.T) {
+	in := newInterner(true)
+	data := readFixture(t, "configmap-list-managed.json")
+	want, _ := dynamicClientDecode(data)
+	var g sync.WaitGroup
+	results := make([]runtime.Object, 8)
+	for i := range results {
+		g.Go(func() { results[i] = decodeJSONWith(t, in, data) })
+	}
+	g.Wait()
+	for i, got := range results {
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("decode %d (-dynamic client +interned):\n%s", i, diff)
+		}
+	}
+}
+
+func decodeJSONWith(t *testing.T, in *interner, data []byte) runtime.Object {
+	t.Helper()
+	negotiated := newUnstructuredSerializer(serializer.NewCodecFactory(clientgoscheme.Scheme), in)
+	decoder, err := runtime.NewClientNegotiator(negotiated, clientgoscheme.Scheme.PrioritizedVersionsAllGroups()[0]).Decoder(runtime.ContentTypeJSON, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _, err := decoder.Decode(data, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// holds reports whether the interner keeps s.
+func (in *interner) holds(s string) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	_, ok := in.strings[s]
+	return ok
+}
+
+// field returns the value at path in content; a number in the path
+// indexes a list.
+func field(content map[string]any, path ...string) any {
+	var v any = content
+	for _, p := range path {
+		switch node := v.(type) {
+		case map[string]any:
+			v = node[p]
+		case []any:
+			v = node[int(p[0]-'0')]
+		}
+	}
+	return v
+}
+
+// sameString reports whether the string at path in a and b is one string
+// in memory.
+func sameString(a, b map[string]any, path ...string) bool {
+	sa, _ := field(a, path...).(string)
+	sb, _ := field(b, path...).(string)
+	return sa != "" && unsafe.StringData(sa) == unsafe.StringData(sb)
+}
+
+// sameKey reports whether the keys of the one-key maps at path in a and b
+// are one string in memory.
+func sameKey(a, b map[string]any, path ...string) bool {
+	ma, _ := field(a, path...).(map[string]any)
+	mb, _ := field(b, path...).(map[string]any)
+	var ka, kb string
+	for k := range ma {
+		ka = k
+	}
+	for k := range mb {
+		kb = k
+	}
+	return ka == kb && ka != "" && unsafe.StringData(ka) == unsafe.StringData(kb)
+}
+
+// sameMap reports whether the maps at path in a and b are one map.
+func sameMap(a, b map[string]any, path ...string) bool {
+	ma, _ := field(a, path...).(map[string]any)
+	mb, _ := field(b, path...).(map[string]any)
+	return ma != nil && reflect.ValueOf(ma).UnsafePointer() == reflect.ValueOf(mb).UnsafePointer()
+}
+
+// TestProtobufPathSharesFieldsV1: on the protobuf path, the fieldsV1 the
+// interner decodes from its encoded form are shared between objects
+// managed alike, unless sharing is off; the objects are equal either way
+// (TestProtobufToUnstructuredEqualsJSON).
+func TestProtobufPathSharesFieldsV1(t *testing.T) {
+	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
+	data := encodeAs(t, codecs, runtime.ContentTypeProtobuf, benchConfigMapList(2))
+	for _, share := range []bool{true, false} {
+		negotiated := newUnstructuredSerializer(codecs, newInterner(share))
+		decoder, err := runtime.NewClientNegotiator(negotiated, clientgoscheme.Scheme.PrioritizedVersionsAllGroups()[0]).Decoder(runtime.ContentTypeProtobuf, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, _, err := decoder.Decode(data, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items := obj.(*unstructured.UnstructuredList).Items
+		if got := sameMap(items[0].Object, items[1].Object, "metadata", "managedFields", "0", "fieldsV1"); got != share {
+			t.Errorf("sharing %v: fieldsV1 of both objects one map = %v", share, got)
+		}
+	}
+}
