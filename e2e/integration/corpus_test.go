@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
@@ -64,8 +65,6 @@ func TestEqualityCorpus(t *testing.T) {
 	}
 	sort.Slice(gvrs, func(i, j int) bool { return gvrs[i].String() < gvrs[j].String() })
 
-	generic := genericunstructured.NewFactory(c.Dynamic, ownObjects(prefix))
-	defer generic.Shutdown()
 	clientGo := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.Dynamic, 0, metav1.NamespaceAll,
 		func(options *metav1.ListOptions) { options.LabelSelector = testLabel + "=" + prefix })
 	ctx, cancel := context.WithCancel(context.Background())
@@ -74,10 +73,8 @@ func TestEqualityCorpus(t *testing.T) {
 		clientGo.Shutdown()
 	}()
 	for _, gvr := range gvrs {
-		generic.ForResource(gvr)
 		clientGo.ForResource(gvr)
 	}
-	syncAll(t, generic.Start, generic.WaitForCacheSync)
 	clientGo.Start(ctx.Done())
 	for gvr, ok := range clientGo.WaitForCacheSync(testContext(t).Done()) {
 		if !ok {
@@ -85,23 +82,62 @@ func TestEqualityCorpus(t *testing.T) {
 		}
 	}
 
+	// The library's ways to an unstructured cache: the drop-in over
+	// client-go's dynamic client, and the one factory's REST clients,
+	// which decode JSON in one pass and built-in kinds from protobuf,
+	// converted once (or, UnstructuredFromJSON, JSON only). The recorded
+	// content types show that each took the way it claims.
+	drop := genericunstructured.NewFactory(c.Dynamic, ownObjects(prefix))
+	defer drop.Shutdown()
+	syncAll(t, drop.Start, forResources(drop.ForResource, drop.WaitForCacheSync, gvrs))
+	viaProtobuf, protobufTypes := unstructuredForAll(t, c, prefix, false, gvrs)
+	viaJSON, jsonTypes := unstructuredForAll(t, c, prefix, true, gvrs)
+	readers := []struct {
+		name string
+		list func(schema.GroupVersionResource) func(labels.Selector) ([]*unstructured.Unstructured, error)
+	}{
+		{"drop-in", func(gvr schema.GroupVersionResource) func(labels.Selector) ([]*unstructured.Unstructured, error) {
+			return drop.ForResource(gvr).Lister().List
+		}},
+		{"UnstructuredFor", viaProtobuf},
+		{"UnstructuredFor, UnstructuredFromJSON", viaJSON},
+	}
+
 	seen := valueKinds{}
 	for _, gvr := range gvrs {
 		t.Run(gvr.Resource+"."+gvr.Group, func(t *testing.T) {
 			// The informers list once; the embedded server runs no
 			// controllers, so the objects do not change under them. Wait
-			// until both hold every object of the corpus.
-			got := waitForObjects(t, generic.ForResource(gvr).Lister().List, want[gvr])
+			// until each holds every object of the corpus.
 			wantObjs := waitForObjects(t, func(s labels.Selector) ([]*unstructured.Unstructured, error) {
 				return asUnstructured(clientGo.ForResource(gvr).Lister().List(s))
 			}, want[gvr])
-			if diff := cmp.Diff(wantObjs, got); diff != "" {
-				t.Errorf("objects (-client-go dynamicinformer +generic):\n%s", diff)
-			}
-			for _, obj := range got {
-				seen.add(obj.Object)
+			for _, reader := range readers {
+				got := waitForObjects(t, reader.list(gvr), want[gvr])
+				if diff := cmp.Diff(wantObjs, got); diff != "" {
+					t.Errorf("%s: objects (-client-go dynamicinformer +generic):\n%s", reader.name, diff)
+				}
+				for _, obj := range got {
+					seen.add(obj.Object)
+				}
 			}
 		})
+	}
+	wantTypes := map[string]string{}
+	for _, gvr := range gvrs {
+		wantTypes[gvr.String()] = "application/json"
+		if clientgoscheme.Scheme.IsVersionRegistered(gvr.GroupVersion()) {
+			wantTypes[gvr.String()] = "application/vnd.kubernetes.protobuf"
+		}
+	}
+	if diff := cmp.Diff(wantTypes, protobufTypes.byResource(gvrs)); diff != "" {
+		t.Errorf("content types UnstructuredFor was served (-want +got):\n%s", diff)
+	}
+	for gvr := range wantTypes {
+		wantTypes[gvr] = "application/json"
+	}
+	if diff := cmp.Diff(wantTypes, jsonTypes.byResource(gvrs)); diff != "" {
+		t.Errorf("content types UnstructuredFor with UnstructuredFromJSON was served (-want +got):\n%s", diff)
 	}
 
 	// The corpus holds every JSON type, as Go's unstructured types.
@@ -113,12 +149,12 @@ func TestEqualityCorpus(t *testing.T) {
 	}
 
 	// A few values, read through the library, pinned by type.
-	specimen, err := generic.ForResource(schema.GroupVersionResource{Group: "corpus.example.com", Version: "v1", Resource: "specimens"}).
+	specimen, err := drop.ForResource(schema.GroupVersionResource{Group: "corpus.example.com", Version: "v1", Resource: "specimens"}).
 		Lister().Namespace(prefix + "-a").Get("full")
 	if err != nil {
 		t.Fatal(err)
 	}
-	archive, err := generic.ForResource(schema.GroupVersionResource{Group: "corpus.example.com", Version: "v1", Resource: "archives"}).
+	archive, err := drop.ForResource(schema.GroupVersionResource{Group: "corpus.example.com", Version: "v1", Resource: "archives"}).
 		Lister().Get(prefix + "-archive")
 	if err != nil {
 		t.Fatal(err)
