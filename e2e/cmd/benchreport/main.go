@@ -10,7 +10,8 @@
 //
 // -objects sets the size (default 10000) and -count the runs of each
 // benchmark (default 6; benchstat needs at least 6 for a confidence
-// interval).
+// interval); -scaling the sizes of the scaling run (default
+// 1000,10000,100000; "" for none).
 package main
 
 import (
@@ -18,6 +19,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,8 +28,14 @@ func main() {
 	objects := flag.Int("objects", 10000, "objects per benchmark (BENCH_OBJECTS)")
 	count := flag.Int("count", 6, "runs of each benchmark (-count)")
 	out := flag.String("out", "../docs", "where to write benchmarks.md and benchmarks/")
+	scaling := flag.String("scaling", "1000,10000,100000", "sizes of the sync benchmark's scaling run, comma-separated; empty: none")
 	flag.Parse()
-	if err := run(*objects, *count, *out); err != nil {
+	sizes, err := parseSizes(*scaling)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport: -scaling:", err)
+		os.Exit(2)
+	}
+	if err := run(*objects, *count, sizes, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
 	}
@@ -43,7 +52,23 @@ var groups = []group{
 	{name: "metrics", pattern: "^BenchmarkIngestMetrics$", benchtime: "3x"},
 }
 
-func run(objects, count int, out string) error {
+// parseSizes reads -scaling.
+func parseSizes(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var sizes []int
+	for _, field := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a size", field)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
+}
+
+func run(objects, count int, sizes []int, out string) error {
 	started := time.Now()
 	if err := os.MkdirAll(filepath.Join(out, "benchmarks"), 0o755); err != nil {
 		return err
@@ -63,12 +88,21 @@ func run(objects, count int, out string) error {
 			return err
 		}
 	}
+	if len(sizes) > 0 {
+		fmt.Fprintf(os.Stderr, "benchreport: running the scaling run at %v objects\n", sizes)
+		if err := runScaling(sizes, results, &raw); err != nil {
+			return err
+		}
+	}
 	rawPath := filepath.Join(out, "benchmarks", "raw.txt")
 	if err := os.WriteFile(rawPath, raw, 0o644); err != nil {
 		return err
 	}
-	r := &report{objects: objects, count: count, results: results, benchstat: stats, took: time.Since(started)}
+	r := &report{objects: objects, count: count, scaling: sizes, results: results, benchstat: stats, took: time.Since(started)}
 	if err := r.charts(filepath.Join(out, "benchmarks")); err != nil {
+		return err
+	}
+	if err := r.scalingCharts(filepath.Join(out, "benchmarks")); err != nil {
 		return err
 	}
 	md, err := r.markdown()

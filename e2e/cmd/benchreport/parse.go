@@ -89,7 +89,7 @@ func benches(results []result) []string {
 // contenderOrder is the order of the contenders in tables and charts
 // (BenchmarkSync runs them in a rotating order).
 var contenderOrder = []string{
-	"generic", "generic-typed", "generic-typed-stripped", "generic-unstructured", "generic-unstructured-stripped",
+	"generic", "generic-typed", "generic-typed-stripped", "generic-unstructured", "generic-unstructured-stripped", "generic-unstructured-dropin",
 	"client-go", "client-go-typed", "client-go-inplace", "client-go-dynamiclister", "client-go-dynamic",
 	"controller-runtime", "controller-runtime-nodeepcopy", "convert-at-ingest", "convert-per-read",
 }

@@ -11,6 +11,7 @@ import (
 // report is what the benchmarks measured, for docs/benchmarks.md.
 type report struct {
 	objects, count int
+	scaling        []int // sizes of the scaling run, if it ran
 	results        map[string][]result // group -> results
 	benchstat      map[string]string   // group -> benchstat's output
 	took           time.Duration
@@ -48,6 +49,7 @@ func (r *report) markdown() ([]byte, error) {
 	w("## Memory per cached object\n\n")
 	r.memoryTable(&b)
 	w("![Memory per cached object](benchmarks/memory.png)\n\n")
+	r.scalingSection(w, &b)
 	r.scaleOutSections(w, &b)
 	w("## benchstat\n\n")
 	for _, g := range groups {

@@ -105,7 +105,7 @@ func (r *report) targets() string {
 		verdict:  verdictOf(perNs >= 5*atNs && perAllocs >= 5*atAllocs),
 	})
 	for _, bench := range benches(sync) {
-		for _, pair := range [][2]string{{"generic-typed", "client-go-typed"}, {"generic-unstructured", "client-go-dynamic"}} {
+		for _, pair := range [][2]string{{"generic-typed", "client-go-typed"}, {"generic-unstructured-dropin", "client-go-dynamic"}} {
 			sec, _ := median(sync, bench, pair[0], "ns/op")
 			base, _ := median(sync, bench, pair[1], "ns/op")
 			verdict, detail := within(sync, bench, pair[0], pair[1], "ns/op", 0.10)
@@ -130,6 +130,7 @@ func (r *report) targets() string {
 			verdict:  verdict,
 		})
 	}
+	ts = append(ts, r.unstructuredTargets()...)
 	var b bytes.Buffer
 	b.WriteString("p is the p-value of benchstat's test that the two samples are alike; a difference with p ≥ 0.05 is noise.\n\n")
 	b.WriteString("| target | measured | verdict |\n|---|---|---|\n")

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Issue 12's cost as the cluster grows: BenchmarkSync's ConfigMaps
+// (WatchList on) at each size, once, for the typed, the unstructured and
+// client-go's dynamic informer. Growing linearly is a flat line of time
+// and heap per object.
+
+const scalingBench = "Sync/resource=configmaps/watchlist=on"
+
+var scalingContenders = []string{"generic-typed", "generic-unstructured", "client-go-dynamic"}
+
+// scalingGroup is the run at one size.
+func scalingGroup() group {
+	return group{
+		name:      "scaling",
+		pattern:   "^BenchmarkSync$/^resource=configmaps$/^watchlist=on$/^contender=(generic-typed|generic-unstructured|client-go-dynamic)$",
+		benchtime: "1x",
+	}
+}
+
+// runScaling runs scalingGroup at each size, once; the results of each
+// size are under results["scaling-<size>"].
+func runScaling(sizes []int, results map[string][]result, raw *[]byte) error {
+	for _, size := range sizes {
+		g := scalingGroup()
+		output, err := g.run(size, 1)
+		if err != nil {
+			return err
+		}
+		*raw = append(*raw, output...)
+		results["scaling-"+strconv.Itoa(size)] = parse(output)
+	}
+	return nil
+}
+
+// scalingSection is the table and the charts, if the sizes ran.
+func (r *report) scalingSection(w func(format string, args ...any), b *bytes.Buffer) {
+	if len(r.scaling) == 0 {
+		return
+	}
+	w("## Cost as the cluster grows\n\n")
+	w("BenchmarkSync's ConfigMaps (WatchList on) at each size, one run each (a seeded server of its own per size): the time to sync and the live heap per cached object. Growth is linear where a contender's line is flat.\n\n")
+	b.WriteString("| contender | objects | time to sync | per object | heap per object |\n|---|---:|---:|---:|---:|\n")
+	for _, c := range scalingContenders {
+		for _, n := range r.scaling {
+			results := r.results["scaling-"+strconv.Itoa(n)]
+			ns, ok := median(results, scalingBench, c, "ns/op")
+			if !ok {
+				continue
+			}
+			heap, _ := median(results, scalingBench, c, "B/object")
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", c, n, duration(ns), duration(ns/float64(n)), size(heap))
+		}
+	}
+	b.WriteString("\n![Sync time per object](benchmarks/scaling-time.png)\n\n![Heap per object](benchmarks/scaling-heap.png)\n\n")
+}
+
+
+// scalingCharts draws time and heap per object against the size.
+func (r *report) scalingCharts(dir string) error {
+	if len(r.scaling) == 0 {
+		return nil
+	}
+	if err := r.scalingChart(filepath.Join(dir, "scaling-time.png"), "Time to sync per object (µs)", "ns/op", 1e-3, true); err != nil {
+		return err
+	}
+	return r.scalingChart(filepath.Join(dir, "scaling-heap.png"), "Live heap per object (KiB)", "B/object", 1.0/1024, false)
+}
+
+func (r *report) scalingChart(path, title, unit string, scale float64, perObject bool) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "objects"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top = true
+	for i, c := range scalingContenders {
+		var points plotter.XYs
+		for _, size := range r.scaling {
+			v, ok := median(r.results["scaling-"+strconv.Itoa(size)], scalingBench, c, unit)
+			if !ok {
+				continue
+			}
+			if perObject {
+				v /= float64(size)
+			}
+			points = append(points, plotter.XY{X: float64(size), Y: v * scale})
+		}
+		if len(points) == 0 {
+			continue
+		}
+		line, dots, err := plotter.NewLinePoints(points)
+		if err != nil {
+			return err
+		}
+		line.Color, dots.Color = plotutil.Color(i), plotutil.Color(i)
+		p.Add(line, dots)
+		p.Legend.Add(c, line)
+	}
+	p.Y.Min = 0
+	p.Y.Max = math.Max(p.Y.Max*1.1, 1)
+	if err := p.Save(8*vg.Inch, 4*vg.Inch, path); err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	return nil
+}

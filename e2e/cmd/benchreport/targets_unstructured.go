@@ -1,0 +1,84 @@
+package main
+
+import "fmt"
+
+// unstructuredTargets are issue 12's targets: *unstructured.Unstructured
+// against the typed view of the same objects, in the same run. Each is a
+// ratio of medians judged against its limit; p is the test that the two
+// samples differ at all.
+func (r *report) unstructuredTargets() []target {
+	reads, sync := r.results["reads"], r.results["sync"]
+	var ts []target
+	for _, bench := range []string{"ReadList", "ReadNamespaceList"} {
+		ns := ratioOf(reads, bench, "generic-unstructured", "generic-typed", "ns/op")
+		allocs := ratioOf(reads, bench, "generic-unstructured", "generic-typed", "allocs/op")
+		ts = append(ts, target{
+			name:     fmt.Sprintf("%s with a label selector: unstructured ≤ 1.5× typed's time, ≤ 2× its allocations", bench),
+			measured: fmt.Sprintf("%s time, %s allocations", ns, allocs),
+			verdict:  verdictOf(ns.value <= 1.5 && allocs.value <= 2),
+		})
+	}
+	for _, limit := range []struct {
+		resource, what string
+		limit          float64
+	}{
+		{"configmaps", "built-in kind, typed from protobuf", 2},
+		{"widgets", "CRD, both from JSON", 1.1},
+	} {
+		for _, watchList := range []string{"on", "off"} {
+			bench := fmt.Sprintf("Sync/resource=%s/watchlist=%s", limit.resource, watchList)
+			t := ratioOf(sync, bench, "generic-unstructured", "generic-typed", "ns/op")
+			ts = append(ts, target{
+				name:     fmt.Sprintf("%s: unstructured sync ≤ %g× typed (%s)", bench, limit.limit, limit.what),
+				measured: t.String(),
+				verdict:  verdictOf(t.value <= limit.limit),
+			})
+		}
+	}
+	for _, resource := range []string{"configmaps", "widgets"} {
+		bench := "Sync/resource=" + resource + "/watchlist=on"
+		full := ratioOf(sync, bench, "generic-unstructured", "generic-typed", "B/object")
+		stripped := ratioOf(sync, bench, "generic-unstructured-stripped", "generic-typed-stripped", "B/object")
+		ts = append(ts,
+			target{
+				name:     fmt.Sprintf("Heap (%s): unstructured ≤ 1.25× typed per object", resource),
+				measured: full.String(),
+				verdict:  verdictOf(full.value <= 1.25),
+			},
+			target{
+				name:     fmt.Sprintf("Heap (%s), managedFields stripped from both: unstructured ≤ 1.0× typed", resource),
+				measured: stripped.String(),
+				verdict:  verdictOf(stripped.value <= 1.0),
+			})
+	}
+	return ts
+}
+
+// measuredRatio is a's median over b's, with both and the p-value.
+type measuredRatio struct {
+	value, a, b, p float64
+	unit           string
+}
+
+func ratioOf(results []result, bench, a, b, unit string) measuredRatio {
+	ma, _ := median(results, bench, a, unit)
+	mb, _ := median(results, bench, b, unit)
+	r := measuredRatio{a: ma, b: mb, unit: unit, p: pValue(samples(results, bench, a, unit), samples(results, bench, b, unit))}
+	if mb > 0 {
+		r.value = ma / mb
+	}
+	return r
+}
+
+func (r measuredRatio) String() string {
+	format := func(v float64) string {
+		switch r.unit {
+		case "ns/op":
+			return duration(v)
+		case "B/object":
+			return size(v)
+		}
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f× (%s vs %s; p=%.3f)", r.value, format(r.a), format(r.b), r.p)
+}
