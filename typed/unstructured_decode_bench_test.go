@@ -22,14 +22,18 @@ import (
 //
 //   - dynamic-client: unstructured.UnstructuredJSONScheme, as client-go's
 //     dynamic client (and the drop-in) decode a list;
+//
 //   - unstructured-json: UnstructuredFor's JSON decoder (one pass, interned);
+//
 //   - unstructured-protobuf: UnstructuredFor's protobuf decoder (typed,
 //     converted once, interned);
+//
 //   - unstructured-json-nointern, unstructured-protobuf-nointern: the same
 //     without the interner (what interning costs in time);
+//
 //   - typed-json, typed-protobuf: the typed informers' codecs.
 //
-//	go test ./typed -run '^$' -bench DecodeConfigMapList -benchmem
+//     go test ./typed -run '^$' -bench DecodeConfigMapList -benchmem
 func BenchmarkDecodeConfigMapList(b *testing.B) {
 	const n = 1000
 	list := benchConfigMapList(n)
@@ -65,7 +69,9 @@ func BenchmarkDecodeConfigMapList(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if items, _ := obj.(interface{ EachListItem(func(runtime.Object) error) error }); items == nil {
+				if items, _ := obj.(interface {
+					EachListItem(func(runtime.Object) error) error
+				}); items == nil {
 					if _, ok := obj.(*corev1.ConfigMapList); !ok {
 						b.Fatalf("decoded a %T", obj)
 					}

@@ -21,7 +21,7 @@ import (
 func TestInternerSharesWhatRepeats(t *testing.T) {
 	type sharing struct {
 		Kinds, Namespaces, LabelValues, Managers, DataKeys bool
-		FieldsV1OfOneAndTwo, FieldsV1OfOneAndThree       bool
+		FieldsV1OfOneAndTwo, FieldsV1OfOneAndThree         bool
 		UIDsKept, ResourceVersionsKept, TimesKept          bool
 	}
 	for _, tc := range []struct {

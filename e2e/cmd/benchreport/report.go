@@ -11,7 +11,7 @@ import (
 // report is what the benchmarks measured, for docs/benchmarks.md.
 type report struct {
 	objects, count int
-	scaling        []int // sizes of the scaling run, if it ran
+	scaling        []int               // sizes of the scaling run, if it ran
 	results        map[string][]result // group -> results
 	benchstat      map[string]string   // group -> benchstat's output
 	took           time.Duration

@@ -68,7 +68,6 @@ func (r *report) scalingSection(w func(format string, args ...any), b *bytes.Buf
 	b.WriteString("\n![Sync time per object](benchmarks/scaling-time.png)\n\n![Heap per object](benchmarks/scaling-heap.png)\n\n")
 }
 
-
 // scalingCharts draws time and heap per object against the size.
 func (r *report) scalingCharts(dir string) error {
 	if len(r.scaling) == 0 {
