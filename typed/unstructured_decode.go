@@ -40,7 +40,7 @@ func newUnstructuredSerializer(codecs serializer.CodecFactory, in *interner) uns
 	for _, info := range codecs.WithoutConversion().SupportedMediaTypes() {
 		switch info.MediaType {
 		case runtime.ContentTypeJSON:
-			info.Serializer = jsonToUnstructured{Encoder: unstructured.UnstructuredJSONScheme, status: info.Serializer, interner: in}
+			info.Serializer = jsonToUnstructured{Encoder: unstructured.UnstructuredJSONScheme, interner: in}
 		case runtime.ContentTypeProtobuf:
 			info.Serializer = protobufToUnstructured{Encoder: info.Serializer, inner: perItemDecoder{inner: info.Serializer}, interner: in}
 		default:
@@ -68,12 +68,11 @@ func (unstructuredSerializer) DecoderToVersion(decoder runtime.Decoder, _ runtim
 // does (integers int64, other numbers float64, through apimachinery's
 // util/json), in one pass: the whole document into one map, whose "items",
 // if it has them, become the list's items. A metav1.Status (an error
-// answer, or a watch's ERROR event) decodes into *metav1.Status with the
-// scheme's codec (status), as the dynamic client decodes it, so that
-// client-go's error handling (410 Gone and the like) sees it.
+// answer, or a watch's ERROR event) decodes into *metav1.Status, as the
+// dynamic client decodes it, so that client-go's error handling (410 Gone
+// and the like) sees it; whatever the factory's scheme holds.
 type jsonToUnstructured struct {
 	runtime.Encoder
-	status   runtime.Decoder
 	interner *interner
 }
 
@@ -94,7 +93,11 @@ func (d jsonToUnstructured) Decode(data []byte, defaults *schema.GroupVersionKin
 	case gvk.Kind == "":
 		return nil, &gvk, runtime.NewMissingKindErr(string(data))
 	case gvk == metav1.SchemeGroupVersion.WithKind("Status"):
-		return d.status.Decode(data, defaults, nil)
+		status := &metav1.Status{}
+		if err := utiljson.Unmarshal(data, status); err != nil {
+			return nil, &gvk, err
+		}
+		return status, &gvk, nil
 	}
 	internJSON(d.interner, obj)
 	return obj, &gvk, nil
