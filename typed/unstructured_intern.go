@@ -7,9 +7,11 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// Bounds of an interner: past them it shares what it holds and adds
-// nothing, so that values that never repeat (or a flood of distinct ones)
-// cost at most this much, for the factory's lifetime.
+// Bounds of an interner: a table that reaches its bound is emptied and
+// starts again, so that values that never repeat (or a flood of distinct
+// ones) cost at most this much, and values that come later (the label of a
+// new rollout) are shared too. Objects keep the strings and trees they
+// were given; only later objects stop sharing them.
 const (
 	// maxInternedStrings is how many distinct strings it holds: about
 	// 64 bytes each, 4 MiB at most.
@@ -42,6 +44,9 @@ const (
 // of the factory share it.
 type interner struct {
 	shareFieldSets bool
+	// maxStrings and maxFieldSets bound the tables (maxInternedStrings,
+	// maxSharedFieldSets; smaller in tests).
+	maxStrings, maxFieldSets int
 
 	mu        sync.Mutex
 	strings   map[string]any // each string, boxed once
@@ -49,7 +54,11 @@ type interner struct {
 }
 
 func newInterner(shareFieldSets bool) *interner {
-	return &interner{shareFieldSets: shareFieldSets, strings: map[string]any{}, fieldSets: map[string]map[string]any{}}
+	return &interner{
+		shareFieldSets: shareFieldSets,
+		maxStrings:     maxInternedStrings, maxFieldSets: maxSharedFieldSets,
+		strings: map[string]any{}, fieldSets: map[string]map[string]any{},
+	}
 }
 
 // uniqueMetadata are the fields of metadata whose values differ from object
@@ -165,9 +174,7 @@ func (w walk) fieldSet(value any) any {
 		return shared
 	}
 	tree = w.value(tree).(map[string]any)
-	if len(w.in.fieldSets) < maxSharedFieldSets {
-		w.in.fieldSets[string(text)] = tree
-	}
+	w.in.addFieldSet(string(text), tree)
 	return tree
 }
 
@@ -183,8 +190,8 @@ func (w walk) fieldSetOf(raw []byte) (any, error) {
 		return nil, err
 	}
 	tree = w.value(tree)
-	if m, ok := tree.(map[string]any); ok && w.in.shareFieldSets && len(w.in.fieldSets) < maxSharedFieldSets {
-		w.in.fieldSets[string(raw)] = m
+	if m, ok := tree.(map[string]any); ok && w.in.shareFieldSets {
+		w.in.addFieldSet(string(raw), m)
 	}
 	return tree, nil
 }
@@ -194,7 +201,7 @@ func (w walk) fieldSetOf(raw []byte) (any, error) {
 func (w walk) value(value any) any {
 	switch v := value.(type) {
 	case string:
-		if len(v) <= maxInternedLength {
+		if len(v) <= maxInternedLength && !isTimestamp(v) {
 			return w.in.boxed(v, value)
 		}
 	case map[string]any:
@@ -221,8 +228,24 @@ func (in *interner) boxed(s string, boxedS any) any {
 	if boxedS == nil {
 		boxedS = s
 	}
-	if len(in.strings) < maxInternedStrings {
-		in.strings[s] = boxedS
+	if len(in.strings) >= in.maxStrings {
+		clear(in.strings)
 	}
+	in.strings[s] = boxedS
 	return boxedS
+}
+
+// addFieldSet keeps tree as the shared fieldsV1 tree of text.
+func (in *interner) addFieldSet(text string, tree map[string]any) {
+	if len(in.fieldSets) >= in.maxFieldSets {
+		clear(in.fieldSets)
+	}
+	in.fieldSets[text] = tree
+}
+
+// isTimestamp reports whether s has the shape of a metav1.Time
+// ("2026-12-01T10:00:00Z"): the conditions and managedFields of every
+// object hold some, seldom the same, and they would crowd the table.
+func isTimestamp(s string) bool {
+	return len(s) == len("2006-01-02T15:04:05Z") && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[19] == 'Z'
 }

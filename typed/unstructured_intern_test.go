@@ -169,3 +169,30 @@ func TestProtobufPathSharesFieldsV1(t *testing.T) {
 		}
 	}
 }
+
+// TestInternerBounds: a table that reaches its bound starts again, so it
+// never holds more; timestamps are not held; the objects are the same.
+func TestInternerBounds(t *testing.T) {
+	type held struct {
+		Strings, FieldSets int
+		Timestamp          bool
+	}
+	in := newInterner(true)
+	in.maxStrings, in.maxFieldSets = 8, 1
+	var got held
+	for i := range 20 {
+		name := "value-" + string(rune('a'+i))
+		content := map[string]any{"spec": map[string]any{"name": name, "since": "2026-12-01T10:00:00Z"},
+			"metadata": map[string]any{"managedFields": []any{map[string]any{"fieldsV1": map[string]any{"f:" + name: map[string]any{}}}}}}
+		want := runtime.DeepCopyJSON(content)
+		out := in.object(content, i%2 == 0, nil)
+		if diff := cmp.Diff(want, out); diff != "" {
+			t.Fatalf("object %d changed (-want +got):\n%s", i, diff)
+		}
+		got.Strings, got.FieldSets = max(got.Strings, len(in.strings)), max(got.FieldSets, len(in.fieldSets))
+		got.Timestamp = got.Timestamp || in.holds("2026-12-01T10:00:00Z")
+	}
+	if diff := cmp.Diff(held{Strings: 8, FieldSets: 1}, got); diff != "" {
+		t.Errorf("most held (-want +got):\n%s", diff)
+	}
+}
