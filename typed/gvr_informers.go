@@ -34,6 +34,9 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...
 		return nil, errors.New("typed: nil Factory")
 	}
 	factory.recordScope(gvr)
+	// The server's version, for protobuf, is asked for here, once, and not
+	// from the Source, which the generic factory calls with its lock held.
+	factory.protobufForUnstructured(gvr.GroupVersion())
 	gf, err := genericFactoryOf(factory, func(source generic.Source) *generic.Factory[*unstructured.Unstructured] {
 		return generic.NewFactory[*unstructured.Unstructured](ignoreNamespaceWhenClusterScoped(source, factory.clusterScoped), nil, factory.opts...)
 	}, factory.unstructuredSourceOf)

@@ -53,12 +53,14 @@ func (f *Factory) unstructuredRESTClientFor(gv schema.GroupVersion) (rest.Interf
 
 // protobufForUnstructured reports whether UnstructuredFor's informers of
 // gv may ask for protobuf, and so hold exactly the fields of the scheme's
-// Go types: only if Clients.UnstructuredFromJSON is not set, the scheme
-// has a kind of gv (with its list) that decodes from protobuf, and the
-// server is no newer than the k8s.io/api this program is built with
-// (serverNoNewerThanAPI), so that it serves no field those types lack.
+// Go types: only if neither Clients.Dynamic nor Clients.UnstructuredFromJSON
+// is set, the scheme has a kind of gv (with its list) that decodes from
+// protobuf, and the server is no newer than the k8s.io/api this program is
+// built with (serverNoNewerThanAPI), so that it serves no field those types
+// lack. The first call that gets that far asks the server's version, once
+// per Factory.
 func (f *Factory) protobufForUnstructured(gv schema.GroupVersion) bool {
-	if f.clients.UnstructuredFromJSON || !schemeDecodesProtobuf(f.scheme, gv) {
+	if f.clients.Dynamic != nil || f.clients.UnstructuredFromJSON || !schemeDecodesProtobuf(f.scheme, gv) {
 		return false
 	}
 	f.serverCheck.Do(func() {

@@ -1,12 +1,16 @@
 package typed
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/rest"
 )
 
 // TestRequiredAPIMinorMatchesGoMod: requiredAPIMinor is the minor version
@@ -50,5 +54,46 @@ func TestServerMinorVersion(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%+v (-want +got):\n%s", tc.info, diff)
 		}
+	}
+}
+
+// TestServerNoNewerThanAPI: protobuf is used for unstructured built-in
+// kinds only when the server says it is no newer than the k8s.io/api of the
+// build; a newer server, an answer that cannot be read, or none, means
+// JSON.
+func TestServerNoNewerThanAPI(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		want   bool
+	}{
+		{"same minor", http.StatusOK, fmt.Sprintf(`{"major":"1","minor":"%d"}`, requiredAPIMinor), true},
+		{"older", http.StatusOK, fmt.Sprintf(`{"major":"1","minor":"%d"}`, requiredAPIMinor-2), true},
+		{"newer", http.StatusOK, fmt.Sprintf(`{"major":"1","minor":"%d"}`, requiredAPIMinor+1), false},
+		{"newer, provider suffix", http.StatusOK, fmt.Sprintf(`{"major":"1","minor":"%d+"}`, requiredAPIMinor+1), false},
+		{"no version", http.StatusOK, `{"major":"","minor":"","gitVersion":"v0.0.0-master"}`, false},
+		{"forbidden", http.StatusForbidden, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`, false},
+		{"not JSON", http.StatusOK, `<html>`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/version" {
+					http.NotFound(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				fmt.Fprint(w, tc.body)
+			}))
+			defer server.Close()
+			clients, _, err := Clients{Config: &rest.Config{Host: server.URL}}.resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := serverNoNewerThanAPI(clients); got != tc.want {
+				t.Errorf("serverNoNewerThanAPI = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
