@@ -23,7 +23,11 @@ const (
 	// EventAdd is an object the informer did not hold.
 	EventAdd EventType = "add"
 	// EventUpdate is a new state of an object it held, also an unchanged
-	// one delivered again by a relist.
+	// one delivered again by a relist. (client-go delivers an unchanged
+	// object of a relist only to the handlers that are due for a resync,
+	// which without a resync period is every handler; with one
+	// (WithResyncPeriod), most handlers do not get these updates, which are
+	// counted all the same.)
 	EventUpdate EventType = "update"
 	// EventDelete is a delete the server sent in a watch (or a known
 	// object whose update no longer decodes).
@@ -48,11 +52,20 @@ const (
 	RequestWatch Request = "watch"
 )
 
-// FailureOther is the failure reason of an error that is not an API status
-// from the server (a connection refused, a timeout on the client's side);
-// an API status error's reason is its metav1.StatusReason ("NotFound",
-// "Forbidden", "Expired", "Timeout", ...), or "Unknown" if it has none.
-const FailureOther = "Other"
+// Failure reasons that are not a metav1.StatusReason. An API status
+// error's reason is its metav1.StatusReason ("NotFound", "Forbidden",
+// "Expired", "Timeout", ...) if apimachinery defines it.
+const (
+	// FailureOther is the reason of an error that is not an API status
+	// from the server (a connection refused, a timeout on the client's
+	// side).
+	FailureOther = "Other"
+	// FailureUnknown is the reason of an API status error with no reason
+	// (metav1.StatusReasonUnknown, which is the empty string) or with one
+	// apimachinery does not define: a server may send any string, and a
+	// label must have a bounded number of values.
+	FailureUnknown = "Unknown"
+)
 
 // InformerID names an informer to its MetricsProvider: the labels of its
 // metrics. Two informers may have the same InformerID (the same resource,

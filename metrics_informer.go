@@ -183,16 +183,34 @@ func (r *resolvedMetrics) failure(request Request, reason string) CounterMetric 
 }
 
 // failureReason is the reason of an API status error, FailureOther for
-// any other error.
+// any other error. A reason apimachinery does not define (a server may
+// send any string), and no reason (metav1.StatusReasonUnknown, which is
+// ""), are FailureUnknown, so that a metric labelled by it has a
+// bounded number of series.
 func failureReason(err error) string {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
 		return FailureOther
 	}
-	if reason := status.Status().Reason; reason != "" {
+	if reason := status.Status().Reason; knownStatusReasons[reason] {
 		return string(reason)
 	}
-	return string(metav1.StatusReasonUnknown)
+	return FailureUnknown
+}
+
+// knownStatusReasons are the StatusReasons of apimachinery v0.37.2's
+// pkg/apis/meta/v1/types.go but StatusReasonUnknown.
+var knownStatusReasons = map[metav1.StatusReason]bool{
+	metav1.StatusReasonUnauthorized: true,
+	metav1.StatusReasonForbidden:    true, metav1.StatusReasonNotFound: true,
+	metav1.StatusReasonAlreadyExists: true, metav1.StatusReasonConflict: true,
+	metav1.StatusReasonGone: true, metav1.StatusReasonInvalid: true,
+	metav1.StatusReasonServerTimeout: true, metav1.StatusReasonStoreReadError: true,
+	metav1.StatusReasonTimeout: true, metav1.StatusReasonTooManyRequests: true,
+	metav1.StatusReasonBadRequest: true, metav1.StatusReasonMethodNotAllowed: true,
+	metav1.StatusReasonNotAcceptable: true, metav1.StatusReasonRequestEntityTooLarge: true,
+	metav1.StatusReasonUnsupportedMediaType: true, metav1.StatusReasonInternalError: true,
+	metav1.StatusReasonExpired: true, metav1.StatusReasonServiceUnavailable: true,
 }
 
 // listed records a complete list (or WatchList stream): the first ends the

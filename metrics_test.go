@@ -251,6 +251,10 @@ func TestMetricsRequestFailures(t *testing.T) {
 	}{
 		{name: "forbidden", err: forbidden(), reason: "Forbidden", state: generic.Forbidden},
 		{name: "not an API error", err: errors.New("connection refused"), reason: generic.FailureOther, state: generic.Syncing},
+		{name: "a reason apimachinery does not define", err: &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status: metav1.StatusFailure, Code: 499, Reason: "MadeUpByAnAggregatedServer",
+		}}, reason: generic.FailureUnknown, state: generic.Syncing},
+		{name: "no reason", err: &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500}}, reason: generic.FailureUnknown, state: generic.Syncing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,6 +55,7 @@ require (
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
+	github.com/generic-informers/generic/prometheus v0.0.0-00010101000000-000000000000
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
@@ -208,3 +209,5 @@ replace (
 replace github.com/generic-informers/generic => ../
 
 tool golang.org/x/perf/cmd/benchstat
+
+replace github.com/generic-informers/generic/prometheus => ../prometheus

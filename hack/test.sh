@@ -19,9 +19,18 @@ fi
 
 step "library: go vet"
 go vet ./...
+go -C prometheus vet ./...
 
 step "library: tests with -race and the cache mutation detector"
 KUBE_CACHE_MUTATION_DETECTOR=true go test -race -count=1 ./...
+
+step "prometheus adapter (a module of its own): tests with -race"
+KUBE_CACHE_MUTATION_DETECTOR=true go -C prometheus test -race -count=1 ./...
+
+step "the library module requires no Prometheus module"
+if go list -m all | grep -q '^github.com/prometheus/'; then
+	echo "the library's module graph holds Prometheus modules:"; go list -m all | grep '^github.com/prometheus/'; exit 1
+fi
 
 step "library: read benchmarks, once each, so that they cannot rot"
 go test -run '^$' -bench . -benchtime 1x -count 1 ./... >/dev/null

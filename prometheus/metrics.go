@@ -12,9 +12,11 @@
 // a prometheus.Registerer, and component-base wraps client_golang), and
 // component-base would bring its stability framework, its global legacy
 // registry and several more modules to every user, for nothing this
-// package needs. It lives in the library's module, so that its version is
-// the library's; Go builds and downloads it only for programs that import
-// it (module graph pruning): the core package imports no metrics library.
+// package needs. It is a module of its own,
+// github.com/generic-informers/generic/prometheus, released with the
+// library, so that client_golang is not in the module graph (nor in the
+// version selection) of a program that does not import it: the core
+// imports no metrics library and requires none.
 //
 // Every metric has the labels group, version and resource (the informer's
 // GVR) and shard (the informer's shard, "index/count", or "" when not
