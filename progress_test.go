@@ -1,0 +1,156 @@
+package generic_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/generic-informers/generic"
+)
+
+// slowListerWatcher is a scriptedListerWatcher whose lists take delay to
+// come back, as a large list does from a large cluster.
+type slowListerWatcher struct {
+	*scriptedListerWatcher
+	delay time.Duration
+}
+
+func (lw slowListerWatcher) List(options metav1.ListOptions) (runtime.Object, error) {
+	time.Sleep(lw.delay)
+	return lw.scriptedListerWatcher.List(options)
+}
+
+// progressLine is what a test keeps of a progress log line.
+type progressLine struct {
+	Verbosity int
+	Message   string
+	GVR       any
+	Received  any
+}
+
+// progressLog collects the informer's progress lines from a funcr logger.
+type progressLog struct {
+	mu    sync.Mutex
+	lines []progressLine
+}
+
+func (l *progressLog) logger(verbosity int) klog.Logger {
+	return funcr.NewJSON(func(obj string) {}, funcr.Options{
+		Verbosity: verbosity,
+		RenderBuiltinsHook: func(kvs []any) []any {
+			line := progressLine{}
+			for i := 0; i+1 < len(kvs); i += 2 {
+				switch kvs[i] {
+				case "level":
+					line.Verbosity, _ = kvs[i+1].(int)
+				case "msg":
+					line.Message, _ = kvs[i+1].(string)
+				}
+			}
+			l.mu.Lock()
+			l.lines = append(l.lines, line)
+			l.mu.Unlock()
+			return kvs
+		},
+		RenderArgsHook: func(kvs []any) []any {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			line := &l.lines[len(l.lines)-1]
+			for i := 0; i+1 < len(kvs); i += 2 {
+				switch kvs[i] {
+				case "gvr":
+					line.GVR = kvs[i+1]
+				case "received":
+					line.Received = kvs[i+1]
+				}
+			}
+			return kvs
+		},
+	})
+}
+
+// progressOnly keeps the lines of the initial sync's progress.
+func (l *progressLog) progressOnly() []progressLine {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []progressLine
+	for _, line := range l.lines {
+		if line.Message == "Initial sync in progress" || line.Message == "Initial sync done" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// TestSyncProgressLogLines checks the initial sync's klog lines: one "in
+// progress" line once objects have come in for ProgressLogInterval, one
+// "done" line when the cache is filled, both at ProgressLogVerbosity and
+// through the logger of the context the informer runs with.
+func TestSyncProgressLogLines(t *testing.T) {
+	gvr := configMapsGVR.String()
+	tests := []struct {
+		name      string
+		verbosity int
+		listDelay time.Duration
+		want      []progressLine
+	}{
+		{
+			name: "a quick list: only the done line", verbosity: generic.ProgressLogVerbosity,
+			want: []progressLine{{Verbosity: 2, Message: "Initial sync done", GVR: gvr, Received: int64(2)}},
+		},
+		{
+			name: "a list slower than the interval: a progress line, then done", verbosity: generic.ProgressLogVerbosity,
+			listDelay: generic.ProgressLogInterval + 100*time.Millisecond,
+			want: []progressLine{
+				{Verbosity: 2, Message: "Initial sync in progress", GVR: gvr, Received: int64(2)},
+				{Verbosity: 2, Message: "Initial sync done", GVR: gvr, Received: int64(2)},
+			},
+		},
+		{
+			name: "below the verbosity: no lines", verbosity: generic.ProgressLogVerbosity - 1,
+			listDelay: generic.ProgressLogInterval + 100*time.Millisecond,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lw := slowListerWatcher{
+				scriptedListerWatcher: newScriptedListerWatcher(unstructuredList("10", namedConfigMap("a", "1"), namedConfigMap("b", "2"))),
+				delay:                 tc.listDelay,
+			}
+			informer := generic.NewInformer[*unstructured.Unstructured](lw, configMapsGVR, nil)
+			log := &progressLog{}
+			ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), log.logger(tc.verbosity)))
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				informer.Run(ctx)
+			}()
+			defer func() {
+				cancel()
+				<-done
+			}()
+			if !cache.WaitForCacheSync(testDone(t), informer.HasSynced) {
+				t.Fatal("not synced")
+			}
+			// The done line is logged as the informer hears that its cache
+			// is filled, which may be a moment after HasSynced.
+			waitCtx, waitCancel := testContext(t)
+			defer waitCancel()
+			for len(tc.want) > 0 && len(log.progressOnly()) < len(tc.want) && waitCtx.Err() == nil {
+				waitABit(waitCtx)
+			}
+			if diff := cmp.Diff(tc.want, log.progressOnly()); diff != "" {
+				t.Errorf("progress lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
