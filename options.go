@@ -3,9 +3,11 @@ package generic
 import (
 	"context"
 	"errors"
+	"maps"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
@@ -127,7 +129,11 @@ func WithIndexers(indexers cache.Indexers) Option {
 // cache.SharedInformer.SetTransform for its contract). Use it to drop fields
 // nobody reads. A result that is not a non-nil T is reported to the
 // ErrorHandler (wrapping ErrUnexpectedType) and the object is stored as it
-// was before the transform.
+// was before the transform. An *unstructured.Unstructured reaches the
+// transform with a metadata.labels map of its own, which it may edit in
+// place (typed.UnstructuredFor's objects otherwise share equal labels
+// maps); its managedFields' fieldsV1 trees may still be shared (see
+// typed.Clients.UnstructuredNoSharing).
 func WithTransform(transform cache.TransformFunc) Option {
 	return func(o *options) { o.transform = transform }
 }
@@ -255,19 +261,40 @@ func logError(ctx context.Context, err error) {
 }
 
 // transform is the informers' TransformFunc: managedFields stripped if
-// asked, then the user's transform; nil if there is nothing to do.
+// asked, then the user's transform, given an object with labels of its own
+// (ownLabels); nil if there is nothing to do.
 func (o options) storeTransform() cache.TransformFunc {
-	if !o.stripManaged {
-		return o.transform
+	if !o.stripManaged && o.transform == nil {
+		return nil
 	}
-	user := o.transform
+	strip, user := o.stripManaged, o.transform
 	return func(obj any) (any, error) {
-		if m, ok := obj.(metav1.Object); ok {
+		if m, ok := obj.(metav1.Object); ok && strip {
 			m.SetManagedFields(nil)
 		}
 		if user == nil {
 			return obj, nil
 		}
+		ownLabels(obj)
 		return user(obj)
+	}
+}
+
+// ownLabels gives an *unstructured.Unstructured a metadata.labels map of
+// its own, so that a transform may edit it in place: the decoders of
+// typed.UnstructuredFor make objects with equal labels share one map (a
+// cached object is read-only, but a transform edits an object before it
+// is cached). Other objects are left as they are.
+func ownLabels(obj any) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u == nil {
+		return
+	}
+	metadata, ok := u.Object["metadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	if labels, ok := metadata["labels"].(map[string]any); ok {
+		metadata["labels"] = maps.Clone(labels)
 	}
 }

@@ -53,12 +53,14 @@ type Clients struct {
 	UnstructuredFromJSON bool
 	// UnstructuredNoSharing, if true, makes every object of
 	// UnstructuredFor's informers hold maps of its own only. By default,
-	// equal managedFields fieldsV1 trees are one tree shared by the
-	// objects that have them (and strings that repeat are one string,
-	// which is invisible), so that an unstructured cache costs about what
-	// a typed one does. Sharing is invisible to code that treats cached
-	// objects as read-only, as client-go requires; set this if a transform
-	// (generic.WithTransform) edits managedFields in place.
+	// equal managedFields fieldsV1 trees are one tree, and equal
+	// metadata.labels maps one map, shared by the objects that have them
+	// (and strings that repeat are one string, which is invisible), so
+	// that an unstructured cache costs about what a typed one does.
+	// Sharing is invisible to code that treats cached objects as
+	// read-only, as client-go requires; a transform (generic.WithTransform)
+	// gets each object with labels of its own. Set this if a transform
+	// edits managedFields in place.
 	UnstructuredNoSharing bool
 }
 

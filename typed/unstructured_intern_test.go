@@ -14,14 +14,16 @@ import (
 )
 
 // TestInternerSharesWhatRepeats decodes a list of ConfigMaps, two of them
-// managed alike, through the JSON decoder of UnstructuredFor: the objects
-// equal the dynamic client's; strings that repeat are one string, but
-// those unique to an object are not kept; equal fieldsV1 trees are one
-// tree unless sharing is off.
+// managed alike and labelled alike, through the JSON decoder of
+// UnstructuredFor: the objects equal the dynamic client's; strings that
+// repeat are one string, but those unique to an object are not kept; equal
+// fieldsV1 trees are one tree, and equal labels one map, unless sharing is
+// off.
 func TestInternerSharesWhatRepeats(t *testing.T) {
 	type sharing struct {
 		Kinds, Namespaces, LabelValues, Managers, DataKeys bool
 		FieldsV1OfOneAndTwo, FieldsV1OfOneAndThree         bool
+		LabelsOfOneAndTwo                                  bool
 		UIDsKept, ResourceVersionsKept, TimesKept          bool
 	}
 	for _, tc := range []struct {
@@ -29,7 +31,7 @@ func TestInternerSharesWhatRepeats(t *testing.T) {
 		shareFieldSets bool
 		want           sharing
 	}{
-		{"sharing", true, sharing{Kinds: true, Namespaces: true, LabelValues: true, Managers: true, DataKeys: true, FieldsV1OfOneAndTwo: true}},
+		{"sharing", true, sharing{Kinds: true, Namespaces: true, LabelValues: true, Managers: true, DataKeys: true, FieldsV1OfOneAndTwo: true, LabelsOfOneAndTwo: true}},
 		{"no sharing", false, sharing{Kinds: true, Namespaces: true, LabelValues: true, Managers: true, DataKeys: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,6 +51,7 @@ func TestInternerSharesWhatRepeats(t *testing.T) {
 				DataKeys:              sameKey(one, two, "data"),
 				FieldsV1OfOneAndTwo:   sameMap(one, two, "metadata", "managedFields", "0", "fieldsV1"),
 				FieldsV1OfOneAndThree: sameMap(one, three, "metadata", "managedFields", "0", "fieldsV1"),
+				LabelsOfOneAndTwo:     sameMap(one, two, "metadata", "labels"),
 				UIDsKept:              in.holds(string(list.Items[0].GetUID())),
 				ResourceVersionsKept:  in.holds(list.Items[0].GetResourceVersion()),
 				TimesKept:             in.holds("2026-12-01T10:00:00Z"),
@@ -194,5 +197,57 @@ func TestInternerBounds(t *testing.T) {
 	}
 	if diff := cmp.Diff(held{Strings: 8, FieldSets: 1}, got); diff != "" {
 		t.Errorf("most held (-want +got):\n%s", diff)
+	}
+}
+
+// TestInternerLabelSets: equal metadata.labels maps of objects are one map,
+// other labels are not; a labels map that is not all strings, or holds a
+// NUL (where two maps could be written alike), is not shared; a full table
+// starts again. The objects are the same either way.
+func TestInternerLabelSets(t *testing.T) {
+	withLabels := func(labels any) map[string]any {
+		return map[string]any{"kind": "ConfigMap", "metadata": map[string]any{"name": "x", "labels": labels}}
+	}
+	tests := []struct {
+		name        string
+		share       bool
+		maxSets     int
+		first, then any
+		want        bool
+	}{
+		{name: "equal labels", share: true, first: map[string]any{"app": "web", "tier": "front"}, then: map[string]any{"tier": "front", "app": "web"}, want: true},
+		{name: "other labels", share: true, first: map[string]any{"app": "web"}, then: map[string]any{"app": "db"}},
+		{name: "a label more", share: true, first: map[string]any{"app": "web"}, then: map[string]any{"app": "web", "tier": "front"}},
+		{name: "sharing off", first: map[string]any{"app": "web"}, then: map[string]any{"app": "web"}},
+		{name: "a value that is not a string", share: true, first: map[string]any{"app": int64(1)}, then: map[string]any{"app": int64(1)}},
+		{name: "keys with NULs", share: true, first: map[string]any{"a\x00b": "c"}, then: map[string]any{"a\x00b": "c"}},
+		{name: "empty labels", share: true, first: map[string]any{}, then: map[string]any{}},
+		{name: "a full table starts again", share: true, maxSets: 1, first: map[string]any{"app": "web"}, then: map[string]any{"app": "web"}, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInterner(tc.share)
+			first, then := withLabels(tc.first), withLabels(tc.then)
+			wantFirst, wantThen := runtime.DeepCopyJSON(first), runtime.DeepCopyJSON(then)
+			first = in.object(first, false, nil)
+			if tc.maxSets > 0 {
+				// Another labels map fills the table: the first is forgotten.
+				in.maxLabelSets = tc.maxSets
+				in.object(withLabels(map[string]any{"other": "labels"}), false, nil)
+			}
+			then = in.object(then, true, nil)
+			if diff := cmp.Diff(wantFirst, first); diff != "" {
+				t.Errorf("first object (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantThen, then); diff != "" {
+				t.Errorf("second object (-want +got):\n%s", diff)
+			}
+			if got := sameMap(first, then, "metadata", "labels"); got != tc.want {
+				t.Errorf("labels one map: %v, want %v", got, tc.want)
+			}
+			if tc.maxSets > 0 && len(in.labelSets) > tc.maxSets {
+				t.Errorf("holds %d labels maps, at most %d", len(in.labelSets), tc.maxSets)
+			}
+		})
 	}
 }
