@@ -17,7 +17,7 @@ func (r *report) scaleOutSections(w func(format string, args ...any), b *bytes.B
 	w("`WaitForWrite` after an update of a ConfigMap: the time from the update's response to the wait's return, over every op of the run.\n\n")
 	r.readYourWritesTable(b)
 	w("## Metrics overhead\n\n")
-	w("BenchmarkIngest's generic contender with `WithMetricsProvider` (the Prometheus adapter, `genericprometheus`) and without.\n\n")
+	w("BenchmarkIngest's generic contender with `WithMetricsProvider` (the Prometheus adapter, `genericprometheus`) and without: the elapsed time for all events, and the process's CPU time per event (user and system, from getrusage), on which the target is judged.\n\n")
 	r.metricsTable(b)
 }
 
@@ -58,22 +58,31 @@ func (r *report) metricsTable(b *bytes.Buffer) {
 		}
 	}
 	base, _ := median(results, off, "", "ns/op")
-	b.WriteString("| variant | time for all events | vs none | target: under 5% |\n|---|---|---|---|\n")
+	cpuBase, _ := median(results, off, "", "cpu-ns/event")
+	b.WriteString("| variant | time for all events | vs none | CPU time per event | vs none | target: under 5% (CPU time) |\n|---|---|---|---|---|---|\n")
 	for _, bench := range benches(results) {
 		ns, _ := median(results, bench, "", "ns/op")
+		cpu, _ := median(results, bench, "", "cpu-ns/event")
 		verdict := "-"
 		if bench != off {
-			p := pValue(samples(results, bench, "", "ns/op"), samples(results, off, "", "ns/op"))
-			switch {
-			case ns < base*1.05:
-				verdict = fmt.Sprintf("met (p=%.3f)", p)
-			case p >= 0.05:
-				verdict = fmt.Sprintf("%s (p=%.3f)", inconclusive, p)
-			default:
-				verdict = fmt.Sprintf("missed (p=%.3f)", p)
-			}
+			verdict = overheadVerdict(cpu, cpuBase, pValue(samples(results, bench, "", "cpu-ns/event"), samples(results, off, "", "cpu-ns/event")))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", strings.TrimPrefix(bench, "IngestMetrics/"), duration(ns), ratio(ns, base), verdict)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", strings.TrimPrefix(bench, "IngestMetrics/"), duration(ns), ratio(ns, base), duration(cpu), ratio(cpu, cpuBase), verdict)
 	}
 	b.WriteString("\n")
+}
+
+// overheadVerdict judges the metrics' overhead, got against base, on the
+// target of under 5%: the process's CPU time per event is what the
+// metrics cost the machine, and steadier than the elapsed time on a
+// machine of two cores shared with the benchmark's own goroutines.
+func overheadVerdict(got, base, p float64) string {
+	switch {
+	case got < base*1.05:
+		return fmt.Sprintf("met (p=%.3f)", p)
+	case p >= 0.05:
+		return fmt.Sprintf("%s (p=%.3f)", inconclusive, p)
+	default:
+		return fmt.Sprintf("missed (p=%.3f)", p)
+	}
 }
