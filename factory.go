@@ -54,8 +54,10 @@ type Factory[T Object] struct {
 type informerKey struct {
 	gvr                                     schema.GroupVersionResource
 	namespace, labelSelector, fieldSelector string
-	// shard is the informer's shard state: the factory's, or its own.
+	// shard is the informer's shard state if it is the factory's; an
+	// informer with a shard of its own has ownShard instead (see keyOf).
 	shard    *shardState
+	ownShard Shard
 	shardKey ShardKey
 }
 
@@ -172,11 +174,12 @@ func (h *handle[T]) Release() bool {
 // opts, the informer's own Options, follow the factory's and override
 // them, as controller-runtime's cache.ByObject does: WithNamespace,
 // WithLabelSelector, WithFieldSelector, WithTweakListOptions, WithTransform,
-// WithStripManagedFields, WithIndexers, WithResyncPeriod, the handlers. The
-// namespace and the selectors the options make (after the tweak) name the
-// informer: the same gvr with another selection is another informer, with
-// a cache of its own. Other options take effect when the informer is made;
-// later Acquires of the same selection share it as it is.
+// WithStripManagedFields, WithIndexers, WithResyncPeriod, WithShard,
+// WithShardKey, the handlers. The namespace, the selectors the options make
+// (after the tweak) and the shard name the informer: the same gvr with
+// another selection is another informer, with a cache of its own. Other
+// options take effect when the informer is made; later Acquires of the
+// same selection share it as it is.
 func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...Option) Handle[T] {
 	e := f.acquire(gvr, opts)
 	return &handle[T]{informer: e.informer, factory: f, entry: e}
@@ -190,7 +193,7 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []Option) *en
 		o = resolveOptions(append(slices.Clip(f.opts), opts...))
 	}
 	f.mu.Lock()
-	e, previous := f.entryFor(informerKeyOf(gvr, o), o)
+	e, previous := f.entryFor(f.keyOf(gvr, o), o)
 	e.holders++
 	if !e.started() && f.startCtx != nil && f.startCtx.Err() == nil && !f.shuttingDown {
 		f.run(f.startCtx, e)

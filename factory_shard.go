@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientfeatures "k8s.io/client-go/features"
@@ -16,6 +17,22 @@ import (
 // under way widens it to (nil if none).
 func (f *Factory[T]) Shard() (current Shard, next *Shard) {
 	return f.options.shard.shard()
+}
+
+// keyOf names the informer of gvr that options o select (informerKeyOf).
+// Its shard is the factory's shard state, which Reshard moves, or a shard
+// of its own (WithShard given to Acquire), which nothing moves: that one
+// names it by its value, so that Acquires of the same shard share one
+// informer, as Acquires of the same selectors do, however many times
+// WithShard was called.
+func (f *Factory[T]) keyOf(gvr schema.GroupVersionResource, o options) informerKey {
+	key := informerKeyOf(gvr, o)
+	if o.shard != f.options.shard {
+		key.shard = nil
+		own, _ := o.shard.shard()
+		key.ownShard = Shard{Index: own.Index, Count: own.count()} // Count 0 is 1
+	}
+	return key
 }
 
 // BeginReshard is the first step of moving the factory's informers to

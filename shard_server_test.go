@@ -38,7 +38,9 @@ type shardServer struct {
 	watchers []*shardWatcher
 	// selectors records the ShardSelector of every request.
 	selectors []string
-	random    *rand.Rand
+	// lists counts the lists: list requests and WatchList watches.
+	lists  int
+	random *rand.Rand
 }
 
 type shardWatcher struct {
@@ -103,11 +105,15 @@ type listOnly struct{ *cache.ListWatch }
 
 func (listOnly) IsWatchListSemanticsUnSupported() bool { return true }
 
-// create adds n ConfigMaps named prefix-0 … with fresh UIDs.
-func (s *shardServer) create(prefix string, n int) {
+// create adds n ConfigMaps named prefix-0 … with fresh UIDs to namespace
+// default.
+func (s *shardServer) create(prefix string, n int) { s.createIn("default", prefix, n) }
+
+// createIn adds n ConfigMaps named prefix-0 … with fresh UIDs to namespace.
+func (s *shardServer) createIn(namespace, prefix string, n int) {
 	for i := range n {
 		s.apply(watch.Added, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-			Namespace: "default", Name: fmt.Sprintf("%s-%d", prefix, i), UID: s.newUID(),
+			Namespace: namespace, Name: fmt.Sprintf("%s-%d", prefix, i), UID: s.newUID(),
 		}})
 	}
 }
@@ -128,6 +134,7 @@ func (s *shardServer) newUID() types.UID {
 	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:]))
 }
 
+// delete deletes ConfigMap default/name, if there is one.
 func (s *shardServer) delete(name string) {
 	s.mu.Lock()
 	cm := s.objects["default/"+name]
@@ -180,6 +187,7 @@ func (s *shardServer) list(o metav1.ListOptions) (runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.lists++
 	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.Itoa(s.rv)}}
 	if selector != nil {
 		list.ShardInfo = &metav1.ShardInfo{Selector: o.ShardSelector}
@@ -205,6 +213,7 @@ func (s *shardServer) watch(o metav1.ListOptions) (watch.Interface, error) {
 	}
 	w := &shardWatcher{selector: selector, w: newBigWatch()}
 	if o.SendInitialEvents != nil && *o.SendInitialEvents {
+		s.lists++
 		// WatchList (KEP-3157): the objects as adds, then the bookmark
 		// that ends them; the stream carries no shardInfo.
 		for _, cm := range s.objects {
@@ -227,11 +236,44 @@ func (s *shardServer) watch(o metav1.ListOptions) (watch.Interface, error) {
 	return w.w, nil
 }
 
+// expireWatches ends every watch with 410 Gone, as a server whose watch
+// cache no longer holds the watches' resourceVersions does: the reflectors
+// relist.
+func (s *shardServer) expireWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range s.watchers {
+		w.w.Action(watch.Error, &metav1.Status{
+			Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version",
+		})
+	}
+	s.watchers = nil
+}
+
+// listCount returns how many lists (list requests and WatchList watches)
+// the server has served.
+func (s *shardServer) listCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lists
+}
+
 // requestedSelectors returns the ShardSelectors requested so far.
 func (s *shardServer) requestedSelectors() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.selectors...)
+}
+
+// keys returns the namespace/name of the ConfigMaps the server holds.
+func (s *shardServer) keys() map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keys := map[string]bool{}
+	for key := range s.objects {
+		keys[key] = true
+	}
+	return keys
 }
 
 // names returns the names of the ConfigMaps the server holds.

@@ -11,9 +11,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/shardcheck"
@@ -25,14 +28,27 @@ type replica struct {
 	factory  *generic.Factory[*corev1.ConfigMap]
 	informer generic.Informer[*corev1.ConfigMap]
 	deletes  atomic.Int64
+
+	mu sync.Mutex
+	// changes are the adds after the initial list, and the deletes, that
+	// its handlers got, in order (Key and Tombstone set).
+	changes []event
 }
 
 func startReplica(t *testing.T, ctx context.Context, server *shardServer, opts ...generic.Option) *replica {
 	t.Helper()
 	r := &replica{factory: generic.NewFactory[*corev1.ConfigMap](server.Source, nil, opts...)}
 	r.informer = r.factory.ForResource(configMapsGVR)
-	_, err := r.informer.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]{
-		DeleteFunc: func(cache.DeletedObject[*corev1.ConfigMap]) { r.deletes.Add(1) },
+	_, err := r.informer.AddEventHandler(cache.TypedResourceEventHandlerDetailedFuncs[*corev1.ConfigMap]{
+		AddFunc: func(cm *corev1.ConfigMap, isInInitialList bool) {
+			if !isInInitialList {
+				r.record(event{Verb: "ADDED", Key: keyOrEmpty(cm)})
+			}
+		},
+		DeleteFunc: func(deleted cache.DeletedObject[*corev1.ConfigMap]) {
+			r.deletes.Add(1)
+			r.record(event{Verb: "DELETED", Key: deleted.GetKey(), Tombstone: deleted.FinalStateUnknown != nil})
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +60,38 @@ func startReplica(t *testing.T, ctx context.Context, server *shardServer, opts .
 	}
 	return r
 }
+
+func (r *replica) record(e event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.changes = append(r.changes, e)
+}
+
+// handled returns the changes its handlers got so far.
+func (r *replica) handled() []event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.changes)
+}
+
+// waitForAdds waits until r's handlers have got an add (after the initial
+// list) for each of keys, for up to ten seconds, and returns those they
+// have not.
+func (r *replica) waitForAdds(ctx context.Context, keys []string) []string {
+	var missed []string
+	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		added := map[string]bool{}
+		for _, e := range r.handled() {
+			added[e.Key] = added[e.Key] || e.Verb == "ADDED"
+		}
+		missed = slices.DeleteFunc(slices.Clone(keys), func(key string) bool { return added[key] })
+		return len(missed) == 0, nil
+	})
+	return missed
+}
+
+// keys returns the namespace/name keys its cache holds.
+func (r *replica) keys() map[string]bool { return cachedKeys(r.informer) }
 
 func (r *replica) names() map[string]bool {
 	names := map[string]bool{}
@@ -221,7 +269,7 @@ func TestReshardErrors(t *testing.T) {
 // narrow (Reshard). At every sample, every object that the churn does not
 // touch is in some replica's cache; after it, the three partition the
 // server's objects, and each old replica's handlers got a delete for every
-// object that left it.
+// object that left it and an add for every one that joined it.
 func TestReshardLeavesNoObjectUncached(t *testing.T) {
 	for _, c := range serverKinds {
 		t.Run(c.name, func(t *testing.T) {
@@ -288,6 +336,20 @@ func TestReshardLeavesNoObjectUncached(t *testing.T) {
 				if left == 0 || r.deletes.Load() < int64(left) {
 					t.Errorf("replica %d: %d stable objects left it, its handlers got %d deletes", i, left, r.deletes.Load())
 				}
+				// Replica 1 of 2 becomes 1 of 3 and gains [1/3, 1/2) of
+				// the hash space; 0 of 2 becomes 0 of 3 and gains nothing.
+				var joined []string
+				for name := range after {
+					if stable[name] && !before[i][name] {
+						joined = append(joined, "default/"+name)
+					}
+				}
+				if i == 1 && len(joined) == 0 {
+					t.Errorf("replica 1: no stable object joined it")
+				}
+				if missed := r.waitForAdds(ctx, joined); len(missed) > 0 {
+					t.Errorf("replica %d: %d stable objects joined it, its handlers got no add for %d: %v", i, len(joined), len(missed), missed[:min(5, len(missed))])
+				}
 				if got := r.informer.Status().Shard; got != fmt.Sprintf("%d/3", i) {
 					t.Errorf("replica %d Status().Shard = %q", i, got)
 				}
@@ -339,4 +401,278 @@ func uncached(replicas []*replica, want map[string]bool) []string {
 		}
 	}
 	return missing
+}
+
+// TestReshardDeliversJoinsAndLeaves reshards one replica, without churn:
+// its handlers get an add for each object that joined its shard and a
+// delete (a tombstone, from the relist) for each one that left, and no
+// other add or delete; its cache then holds what a replica started at the
+// new shard holds.
+func TestReshardDeliversJoinsAndLeaves(t *testing.T) {
+	tests := []struct {
+		name     string
+		from, to generic.Shard
+	}{
+		{"the same shard: nothing", generic.Shard{Index: 1, Count: 2}, generic.Shard{Index: 1, Count: 2}},
+		{"1/2 to 1/3: joins and leaves", generic.Shard{Index: 1, Count: 2}, generic.Shard{Index: 1, Count: 3}},
+		{"0/3 to 0/2: joins only", generic.Shard{Index: 0, Count: 3}, generic.Shard{Index: 0, Count: 2}},
+		{"0/2 to 1/2: every object leaves, the others join", generic.Shard{Index: 0, Count: 2}, generic.Shard{Index: 1, Count: 2}},
+		{"0/2 to 0/1: the other half joins", generic.Shard{Index: 0, Count: 2}, generic.Shard{Index: 0, Count: 1}},
+	}
+	for _, c := range serverKinds {
+		for _, tt := range tests {
+			t.Run(c.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel() // each reshard waits out the reflector's backoff twice
+				ctx, cancel := testContext(t)
+				defer cancel()
+				server := newShardServer(c.honours, c.listOnly)
+				server.create("cm", 300)
+				r := startReplica(t, ctx, server, generic.WithShard(tt.from.Index, tt.from.Count))
+				before := r.keys()
+				if got := r.handled(); len(got) > 0 {
+					t.Fatalf("changes before the reshard: %v", got)
+				}
+				if err := r.factory.Reshard(ctx, tt.to); err != nil {
+					t.Fatal(err)
+				}
+				after := r.keys()
+				if diff := cmp.Diff(startReplica(t, ctx, server, generic.WithShard(tt.to.Index, tt.to.Count)).keys(), after); diff != "" {
+					t.Errorf("cache after the reshard (-a replica started at %v +the resharded one):\n%s", tt.to, diff)
+				}
+				var want []event
+				for key := range after {
+					if !before[key] {
+						want = append(want, event{Verb: "ADDED", Key: key})
+					}
+				}
+				for key := range before {
+					if !after[key] {
+						want = append(want, event{Verb: "DELETED", Key: key, Tombstone: true})
+					}
+				}
+				if tt.from != tt.to && len(want) == 0 {
+					t.Fatalf("no object joined or left: the test checks nothing")
+				}
+				// Reshard returns once the cache holds the new shard; the
+				// handlers may be a little behind.
+				_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+					return len(r.handled()) >= len(want), nil
+				})
+				time.Sleep(50 * time.Millisecond) // time for changes beyond those
+				if diff := cmp.Diff(sortEvents(want), sortEvents(r.handled()), cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("adds and deletes the handlers got (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// cachedKeys returns the namespace/name keys the informer's cache holds.
+func cachedKeys(i generic.Informer[*corev1.ConfigMap]) map[string]bool {
+	keys := map[string]bool{}
+	for _, key := range i.Informer().GetIndexer().ListKeys() {
+		keys[key] = true
+	}
+	return keys
+}
+
+// TestAcquireWithShard gives WithShard to one informer (Factory.Acquire),
+// not the factory: that informer holds its shard, the factory's informer of
+// the same resource holds the factory's shard, a later Acquire of the same
+// shard shares the informer, and Factory.Reshard moves the factory's
+// informer only.
+func TestAcquireWithShard(t *testing.T) {
+	tests := []struct {
+		name string
+		// factory is the factory's shard: nil for none.
+		factory *generic.Shard
+		own     generic.Shard
+		// reshard is where Factory.Reshard moves the factory.
+		reshard generic.Shard
+	}{
+		{"an unsharded factory", nil, generic.Shard{Index: 0, Count: 2}, generic.Shard{Index: 1, Count: 3}},
+		{"the factory's other shard", &generic.Shard{Index: 1, Count: 2}, generic.Shard{Index: 0, Count: 2}, generic.Shard{Index: 0, Count: 3}},
+		{"the factory's shard, as its own", &generic.Shard{Index: 0, Count: 2}, generic.Shard{Index: 0, Count: 2}, generic.Shard{Index: 2, Count: 3}},
+		{"another count", &generic.Shard{Index: 0, Count: 2}, generic.Shard{Index: 2, Count: 3}, generic.Shard{Index: 1, Count: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // the reshard waits out the reflector's backoff twice
+			ctx, cancel := testContext(t)
+			defer cancel()
+			server := newShardServer(true, false)
+			server.create("cm", 300)
+			var factoryOpts []generic.Option
+			factoryShard := generic.Shard{Index: 0, Count: 1}
+			if tt.factory != nil {
+				factoryShard = *tt.factory
+				factoryOpts = append(factoryOpts, generic.WithShard(factoryShard.Index, factoryShard.Count))
+			}
+			factory := generic.NewFactory[*corev1.ConfigMap](server.Source, nil, factoryOpts...)
+			defer factory.Shutdown()
+			plain := factory.ForResource(configMapsGVR)
+			own := factory.Acquire(configMapsGVR, generic.WithShard(tt.own.Index, tt.own.Count))
+			defer own.Release()
+			again := factory.Acquire(configMapsGVR, generic.WithShard(tt.own.Index, tt.own.Count))
+			defer again.Release()
+			if again.Informer() != own.Informer() {
+				t.Errorf("a second Acquire of shard %v got another informer", tt.own)
+			}
+			if own.Informer() == plain.Informer() {
+				t.Fatalf("the informer given its own shard is the factory's")
+			}
+			factory.Start(ctx)
+			if err := factory.WaitForCacheSyncError(ctx); err != nil {
+				t.Fatal(err)
+			}
+			holds := func(shard generic.Shard) map[string]bool {
+				return startReplica(t, ctx, server, generic.WithShard(shard.Index, shard.Count)).keys()
+			}
+			check := func(when string, factoryShard generic.Shard) {
+				t.Helper()
+				got := map[string]any{
+					"own":                      cachedKeys(own),
+					"own Status().Shard":       own.Status().Shard,
+					"factory's":                cachedKeys(plain),
+					"factory's Status().Shard": plain.Status().Shard,
+				}
+				want := map[string]any{
+					"own":                      holds(tt.own),
+					"own Status().Shard":       tt.own.String(),
+					"factory's":                holds(factoryShard),
+					"factory's Status().Shard": "",
+				}
+				if factoryShard.Count > 1 {
+					want["factory's Status().Shard"] = factoryShard.String()
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", when, diff)
+				}
+			}
+			check("after the sync", factoryShard)
+			if err := factory.Reshard(ctx, tt.reshard); err != nil {
+				t.Fatal(err)
+			}
+			check("after Factory.Reshard("+tt.reshard.String()+")", tt.reshard)
+		})
+	}
+}
+
+// shardedNamespaces are the namespaces TestShardByNamespace shards. Not
+// "team-0", "team-1", …: FNV-1a mixes a string's last byte into the low
+// bits of its hash only, so names that differ in their last character have
+// the same high bits and land in the same shard (team-0 … team-9 all hash
+// to 0xde90…, shard 2 of 3).
+var shardedNamespaces = []string{"payments", "search", "frontend", "billing", "monitoring", "ingress", "logging", "checkout", "catalog", "auth", "storage", "batch"}
+
+// TestShardByNamespace shards ConfigMaps of many namespaces by namespace:
+// every namespace's objects are in one replica, the replicas' caches are
+// disjoint and together hold every object, each holds some, and they
+// filter on the client when the server lacks the gate.
+func TestShardByNamespace(t *testing.T) {
+	for _, c := range serverKinds {
+		for _, count := range []int{2, 3} {
+			t.Run(fmt.Sprintf("%s/n=%d", c.name, count), func(t *testing.T) {
+				ctx, cancel := testContext(t)
+				defer cancel()
+				server := newShardServer(c.honours, c.listOnly)
+				for _, namespace := range shardedNamespaces {
+					server.createIn(namespace, "cm", 20)
+				}
+				var caches []map[string]bool
+				var replicas []*replica
+				for i := range count {
+					r := startReplica(t, ctx, server, generic.WithShard(i, count), generic.WithShardKey(generic.ShardByNamespace))
+					replicas = append(replicas, r)
+					caches = append(caches, r.keys())
+				}
+				if problems := shardcheck.Problems(caches, server.keys()); len(problems) > 0 {
+					t.Errorf("the replicas do not partition the objects: %d problems, first: %v", len(problems), problems[:min(5, len(problems))])
+				}
+				owner := map[string]int{}
+				for i, keys := range caches {
+					if len(keys) == 0 {
+						t.Errorf("replica %d holds nothing", i)
+					}
+					for key := range keys {
+						namespace, _, _ := strings.Cut(key, "/")
+						if j, ok := owner[namespace]; ok && j != i {
+							t.Errorf("namespace %s is split: %s is in replica %d, others in replica %d", namespace, key, i, j)
+						}
+						owner[namespace] = i
+					}
+				}
+				for i, r := range replicas {
+					if got, want := r.informer.Status().ShardFilteredByClient, !c.honours; got != want {
+						t.Errorf("replica %d: Status().ShardFilteredByClient = %v, want %v", i, got, want)
+					}
+				}
+				for _, s := range server.requestedSelectors() {
+					if !strings.HasPrefix(s, "shardRange(object.metadata.namespace, ") {
+						t.Fatalf("ShardSelector %q does not hash the namespace", s)
+					}
+				}
+			})
+		}
+	}
+}
+
+// fallbackMessage is how the informer logs that the server ignores the
+// ShardSelector.
+const fallbackMessage = "The API server does not apply the ShardSelector"
+
+// TestClientSideFallbackIsLoggedOnce runs a replica with a contextual
+// logger (klog.FromContext) that keeps what it logs, and makes it relist
+// three times: a server that ignores the ShardSelector is logged once,
+// from the first list or watch that shows it, and never again; one that
+// applies it is never logged.
+func TestClientSideFallbackIsLoggedOnce(t *testing.T) {
+	for _, c := range serverKinds {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each relist waits out the reflector's backoff
+			logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+			ctx, cancel := testContext(t)
+			defer cancel()
+			server := newShardServer(c.honours, c.listOnly)
+			server.create("cm", 100)
+			r := startReplica(t, klog.NewContext(ctx, logger), server, generic.WithShard(0, 2))
+
+			// A relist after 410 Gone, then two (widen, narrow) for a
+			// reshard, with changes in and out of the shard after each.
+			lists := server.listCount()
+			err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+				server.expireWatches() // until one has been expired, and the informer relisted
+				return server.listCount() > lists, nil
+			})
+			if err != nil {
+				t.Fatalf("no relist after the watches expired: %v", err)
+			}
+			server.create("expired", 20)
+			if err := r.factory.Reshard(ctx, generic.Shard{Index: 1, Count: 2}); err != nil {
+				t.Fatal(err)
+			}
+			server.create("resharded", 20)
+			if got := server.listCount() - lists; got < 3 {
+				t.Errorf("the informer listed %d more times, want at least 3", got)
+			}
+			waitForPartition(t, ctx, server, []*replica{r, startReplica(t, ctx, server, generic.WithShard(0, 2))})
+
+			var logged []string
+			for _, entry := range logger.GetSink().(ktesting.Underlier).GetBuffer().Data() {
+				if strings.Contains(entry.Message, fallbackMessage) {
+					logged = append(logged, entry.Message)
+				}
+			}
+			want := []string(nil)
+			if !c.honours {
+				want = []string{fallbackMessage + " (is the ShardedListAndWatch feature gate off?); the informer filters its shard on the client"}
+			}
+			if diff := cmp.Diff(want, logged); diff != "" {
+				t.Errorf("fallback logs (-want +got):\n%s", diff)
+			}
+			if got := r.informer.Status().ShardFilteredByClient; got != !c.honours {
+				t.Errorf("Status().ShardFilteredByClient = %v, want %v", got, !c.honours)
+			}
+		})
+	}
 }
