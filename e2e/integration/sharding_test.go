@@ -38,17 +38,14 @@ func shardObjects(t *testing.T, fallback int) int {
 	return fallback
 }
 
-// Sizes of the sharding tests. The partition test checks that each of n
-// replicas holds N/n ± 10%. UIDs are random, so a replica's count is
-// binomial (N, 1/n): at N = 2,000 and n = 4, ±10% is 2.6 standard
-// deviations, and about one run in twenty failed on luck alone (CI did, at
-// 248ff24: 445 of 2,000). At the N = 10,000 it is 5.8 standard
-// deviations, a chance failure about once in 10^8 runs. The reshard test
-// checks no proportions, so it stays small.
-const (
-	partitionObjects = 10000
-	reshardObjects   = 2000
-)
+// shardedObjects is the size of the sharding tests, which check that each
+// of n replicas holds N/n ± 10% (checkShards). UIDs are random, so a
+// replica's count is binomial (N, 1/n): at N = 2,000 and n = 4, ±10% is 2.6
+// standard deviations, and about one run in twenty failed on luck alone
+// (CI did, at 248ff24: 445 of 2,000). At the N = 10,000 it is 5.8
+// standard deviations (n = 3, after the reshard: 6.7), a chance failure
+// about once in 10^8 runs.
+const shardedObjects = 10000
 
 // forEachShardServer runs test against the shared server, without the
 // ShardedListAndWatch feature gate (the informers fall back to filtering
@@ -216,13 +213,35 @@ func waitForServerPartition(t *testing.T, ctx context.Context, client kubernetes
 	}
 }
 
+// checkShards checks that each of the replicas, the shards of n objects
+// (and a few the churn left), holds n/len(replicas) ± 10% of them, and
+// that they say they filter on the client exactly when the server lacks
+// the gate and there is more than one shard; replica i must be shard i.
+func checkShards(t *testing.T, replicas []*shardReplica, n int, gate bool) {
+	t.Helper()
+	count := len(replicas)
+	for i, r := range replicas {
+		size := len(r.names())
+		if low, high := n*90/100/count, n*110/100/count+5; size < low || size > high {
+			t.Errorf("replica %d of %d holds %d objects, want %d ± 10%%", i, count, size, n/count)
+		}
+		status := r.informer.Status()
+		if want := !gate && count > 1; status.ShardFilteredByClient != want {
+			t.Errorf("replica %d of %d: Status().ShardFilteredByClient = %v, want %v", i, count, status.ShardFilteredByClient, want)
+		}
+		if want := fmt.Sprintf("%d/%d", i, count); count > 1 && status.Shard != want {
+			t.Errorf("replica %d of %d: Status().Shard = %q, want %q", i, count, status.Shard, want)
+		}
+	}
+}
+
 // TestShardsPartitionTheServersObjects runs n = 1, 2, 4 sharded replicas
 // over the ConfigMaps of a namespace, with writes going on during their
 // initial sync and after: their caches are disjoint, together equal the
 // server's list, and each holds N/n ± 10%; with the gate off they say they
 // filter on the client.
 func TestShardsPartitionTheServersObjects(t *testing.T) {
-	n := shardObjects(t, partitionObjects)
+	n := shardObjects(t, shardedObjects)
 	forEachShardServer(t, func(t *testing.T, server *apiserver.Server, gate bool) {
 		config := fastConfig(server.Config)
 		client := kubernetes.NewForConfigOrDie(config)
@@ -248,16 +267,7 @@ func TestShardsPartitionTheServersObjects(t *testing.T) {
 				time.Sleep(500 * time.Millisecond) // writes after the sync, too
 				churn.Stop()
 				waitForServerPartition(t, ctx, client, namespace, replicas)
-				for i, r := range replicas {
-					size := len(r.names())
-					if low, high := n*90/100/count, n*110/100/count+5; size < low || size > high {
-						t.Errorf("replica %d of %d holds %d objects, want %d ± 10%%", i, count, size, n/count)
-					}
-					status := r.informer.Status()
-					if want := !gate && count > 1; status.ShardFilteredByClient != want {
-						t.Errorf("replica %d: Status().ShardFilteredByClient = %v, want %v", i, status.ShardFilteredByClient, want)
-					}
-				}
+				checkShards(t, replicas, n, gate)
 				t.Logf("%d objects, %d writes during the test", n, churn.writes.Load())
 			})
 		}
@@ -267,9 +277,11 @@ func TestShardsPartitionTheServersObjects(t *testing.T) {
 // TestReshardOnTheServer scales two replicas to three under churn, as the
 // README tells: the new replica syncs, the old ones BeginReshard, then
 // Reshard. Every stable ConfigMap is in some replica's cache at every
-// sample; after it, the three partition the server's ConfigMaps.
+// sample; after it, the three partition the server's ConfigMaps, each
+// holds N/3 ± 10%, and they filter on the client exactly when the gate is
+// off (checkShards, as after the partition test's sync).
 func TestReshardOnTheServer(t *testing.T) {
-	n := shardObjects(t, reshardObjects)
+	n := shardObjects(t, shardedObjects)
 	forEachShardServer(t, func(t *testing.T, server *apiserver.Server, gate bool) {
 		{
 			ctx := testContext(t)
@@ -317,6 +329,7 @@ func TestReshardOnTheServer(t *testing.T) {
 				t.Errorf("only %d samples taken during the reshard", samples)
 			}
 			waitForServerPartition(t, ctx, client, namespace, append(replicas, added))
+			checkShards(t, append(replicas, added), n, gate)
 			t.Logf("%d samples, %d writes during the reshard", samples, churn.writes.Load())
 		}
 	})
