@@ -45,9 +45,10 @@ import (
 // offers no notification of what reaches the indexer (bookmarks included)
 // short of an event handler, which would cost every informer a listener
 // and is called after the indexer is updated anyway. Measured on the
-// embedded kube-apiserver (e2e/bench BenchmarkReadYourWrites, 2 cores):
-// from an update's response to the wait's return, p50 30 µs and p99
-// 1.4 ms, against 36 µs and 1.3 ms when reading every 10 µs; with the
+// embedded kube-apiserver (e2e/bench BenchmarkWaitForWrite, 2 cores):
+// from an update's response to the wait's return, p50 26 µs and p99
+// 1.2 ms (docs/benchmarks.md), against 36 µs and 1.3 ms when reading
+// every 10 µs in an earlier run; with the
 // first read at 1 ms instead, p50 was 1.2 ms: the watch event mostly
 // reaches the cache within tens of microseconds of the write's response.
 
