@@ -166,7 +166,7 @@ type InformerMetrics interface {
 	// RequestsMetric counts the requests of a kind sent to the server.
 	RequestsMetric(request Request) CounterMetric
 	// RequestFailuresMetric counts the failed requests of a kind, by
-	// reason (see FailureOther). A request cancelled because the informer
+	// reason (see FailureOther and FailureUnknown). A request cancelled because the informer
 	// stopped is not a failure.
 	RequestFailuresMetric(request Request, reason string) CounterMetric
 	// RelistsMetric counts the complete lists after the first.

@@ -130,10 +130,12 @@ func WithIndexers(indexers cache.Indexers) Option {
 // nobody reads. A result that is not a non-nil T is reported to the
 // ErrorHandler (wrapping ErrUnexpectedType) and the object is stored as it
 // was before the transform. An *unstructured.Unstructured reaches the
-// transform with a metadata.labels map of its own, which it may edit in
-// place (typed.UnstructuredFor's objects otherwise share equal labels
-// maps); its managedFields' fieldsV1 trees may still be shared (see
-// typed.Clients.UnstructuredNoSharing).
+// transform with a metadata.labels map of its own (a copy, one allocation
+// an object), which it may edit in place: typed.UnstructuredFor's objects
+// otherwise share equal labels maps, so the objects of an informer with a
+// transform share none. Its managedFields' fieldsV1 trees may still be
+// shared (see typed.Clients.UnstructuredNoSharing). A transform set on the
+// shared informer directly (Informer().SetTransform) gets no such copy.
 func WithTransform(transform cache.TransformFunc) Option {
 	return func(o *options) { o.transform = transform }
 }

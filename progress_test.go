@@ -2,6 +2,7 @@ package generic_test
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -31,51 +32,32 @@ func (lw slowListerWatcher) List(options metav1.ListOptions) (runtime.Object, er
 
 // progressLine is what a test keeps of a progress log line.
 type progressLine struct {
-	Verbosity int
-	Message   string
-	GVR       any
-	Received  any
+	Verbosity int    `json:"level"`
+	Message   string `json:"msg"`
+	GVR       string `json:"gvr"`
+	Received  int64  `json:"received"`
 }
 
-// progressLog collects the informer's progress lines from a funcr logger.
+// progressLog collects the informer's progress lines from a funcr logger,
+// each line whole as funcr writes it (one call a line, whatever goroutine
+// logs it).
 type progressLog struct {
+	t     *testing.T
 	mu    sync.Mutex
 	lines []progressLine
 }
 
 func (l *progressLog) logger(verbosity int) klog.Logger {
-	return funcr.NewJSON(func(obj string) {}, funcr.Options{
-		Verbosity: verbosity,
-		RenderBuiltinsHook: func(kvs []any) []any {
-			line := progressLine{}
-			for i := 0; i+1 < len(kvs); i += 2 {
-				switch kvs[i] {
-				case "level":
-					line.Verbosity, _ = kvs[i+1].(int)
-				case "msg":
-					line.Message, _ = kvs[i+1].(string)
-				}
-			}
-			l.mu.Lock()
-			l.lines = append(l.lines, line)
-			l.mu.Unlock()
-			return kvs
-		},
-		RenderArgsHook: func(kvs []any) []any {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			line := &l.lines[len(l.lines)-1]
-			for i := 0; i+1 < len(kvs); i += 2 {
-				switch kvs[i] {
-				case "gvr":
-					line.GVR = kvs[i+1]
-				case "received":
-					line.Received = kvs[i+1]
-				}
-			}
-			return kvs
-		},
-	})
+	return funcr.NewJSON(func(obj string) {
+		var line progressLine
+		if err := json.Unmarshal([]byte(obj), &line); err != nil {
+			l.t.Errorf("log line %s: %v", obj, err)
+			return
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.lines = append(l.lines, line)
+	}, funcr.Options{Verbosity: verbosity})
 }
 
 // progressOnly keeps the lines of the initial sync's progress.
@@ -105,14 +87,14 @@ func TestSyncProgressLogLines(t *testing.T) {
 	}{
 		{
 			name: "a quick list: only the done line", verbosity: generic.ProgressLogVerbosity,
-			want: []progressLine{{Verbosity: 2, Message: "Initial sync done", GVR: gvr, Received: int64(2)}},
+			want: []progressLine{{Verbosity: 2, Message: "Initial sync done", GVR: gvr, Received: 2}},
 		},
 		{
 			name: "a list slower than the interval: a progress line, then done", verbosity: generic.ProgressLogVerbosity,
 			listDelay: generic.ProgressLogInterval + 100*time.Millisecond,
 			want: []progressLine{
-				{Verbosity: 2, Message: "Initial sync in progress", GVR: gvr, Received: int64(2)},
-				{Verbosity: 2, Message: "Initial sync done", GVR: gvr, Received: int64(2)},
+				{Verbosity: 2, Message: "Initial sync in progress", GVR: gvr, Received: 2},
+				{Verbosity: 2, Message: "Initial sync done", GVR: gvr, Received: 2},
 			},
 		},
 		{
@@ -127,7 +109,7 @@ func TestSyncProgressLogLines(t *testing.T) {
 				delay:                 tc.listDelay,
 			}
 			informer := generic.NewInformer[*unstructured.Unstructured](lw, configMapsGVR, nil)
-			log := &progressLog{}
+			log := &progressLog{t: t}
 			ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), log.logger(tc.verbosity)))
 			done := make(chan struct{})
 			go func() {
@@ -142,11 +124,24 @@ func TestSyncProgressLogLines(t *testing.T) {
 				t.Fatal("not synced")
 			}
 			// The done line is logged as the informer hears that its cache
-			// is filled, which may be a moment after HasSynced.
+			// is filled, which may be a moment after HasSynced: wait for the
+			// lines wanted, or, when none are, until the fill is recorded
+			// (Elapsed stops growing) and a moment more, so that a done line
+			// logged below the verbosity would be seen.
 			waitCtx, waitCancel := testContext(t)
 			defer waitCancel()
 			for len(tc.want) > 0 && len(log.progressOnly()) < len(tc.want) && waitCtx.Err() == nil {
 				waitABit(waitCtx)
+			}
+			if len(tc.want) == 0 {
+				for waitCtx.Err() == nil {
+					before := informer.Status().Progress.Elapsed
+					time.Sleep(50 * time.Millisecond)
+					if informer.Status().Progress.Elapsed == before {
+						break
+					}
+				}
+				time.Sleep(100 * time.Millisecond)
 			}
 			if diff := cmp.Diff(tc.want, log.progressOnly()); diff != "" {
 				t.Errorf("progress lines (-want +got):\n%s", diff)

@@ -35,10 +35,11 @@
 //	requests_total{request}          counter    list (per page) and watch requests sent to the server
 //	request_failures_total{request,reason}
 //	                                 counter    failed requests, and watches ended by an error event,
-//	                                            by metav1.StatusReason ("Expired", "NotFound", ...) or "Other"
+//	                                            by metav1.StatusReason ("Expired", "NotFound", ...),
+//	                                            "Unknown" (none, or not one apimachinery defines) or "Other"
 //	relists_total                    counter    complete lists after the first
 //	last_sync_timestamp_seconds      gauge      Unix time of the last complete list (0: none yet)
-//	state{state}                     gauge      1 for the informer's generic.State, 0 for the others
+//	state{state}                     gauge      how many informers with the labels are in each generic.State
 //	initial_sync_received_objects    gauge      objects received by the initial sync so far
 //	delivery_latency_seconds         histogram  watch event arrival to each handler call
 //
@@ -102,7 +103,7 @@ func New() *Metrics {
 		events:   counter("events_total", "Events the informer delivered to its cache and handlers, once each, by type: add, update, delete, tombstone (a delete learnt from a relist).", "type"),
 		rejected: counter("rejected_objects_total", "Objects the informer's ingest rejected and skipped: they did not decode or convert, or had no name."),
 		requests: counter("requests_total", "List (one per page) and watch requests the informer sent to the server.", "request"),
-		failures: counter("request_failures_total", "Failed list and watch requests, and watches ended by an error event, by the server's reason (metav1.StatusReason) or Other.", "request", "reason"),
+		failures: counter("request_failures_total", "Failed list and watch requests, and watches ended by an error event, by the server's reason (metav1.StatusReason), Unknown (none, or not one apimachinery defines) or Other (not an API error).", "request", "reason"),
 		relists:  counter("relists_total", "Complete lists (or WatchList streams) after the informer's first."),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    name("delivery_latency_seconds"),

@@ -59,7 +59,8 @@ type Clients struct {
 	// that an unstructured cache costs about what a typed one does.
 	// Sharing is invisible to code that treats cached objects as
 	// read-only, as client-go requires; a transform (generic.WithTransform)
-	// gets each object with labels of its own. Set this if a transform
+	// gets each object with labels of its own (so the labels of an
+	// informer with a transform are not shared). Set this if a transform
 	// edits managedFields in place.
 	UnstructuredNoSharing bool
 }

@@ -78,7 +78,7 @@ func TestShardFlag(t *testing.T) {
 			var out bytes.Buffer
 			got, err := kwatch.Run(ctx, kwatch.Options{
 				Kubeconfig: kubeconfig, Namespace: namespace, Resources: []string{"configmaps"},
-				Shard: tt.shard, Duration: time.Second, Out: &out,
+				Shard: tt.shard, Duration: 3 * time.Second, Out: &out,
 			})
 			if err != nil {
 				t.Fatalf("kwatch: %v\n%s", err, out.String())
