@@ -55,7 +55,9 @@ const (
 // An interner is safe for concurrent use: the decoders of every informer
 // of the factory share it.
 type interner struct {
-	shareFieldSets bool
+	// shareTrees is whether equal fieldsV1 trees and labels maps are
+	// shared (Clients.UnstructuredNoSharing turns it off).
+	shareTrees bool
 	// maxStrings, maxFieldSets and maxLabelSets bound the tables
 	// (maxInternedStrings, maxSharedFieldSets, maxSharedLabelSets; smaller
 	// in tests).
@@ -68,10 +70,10 @@ type interner struct {
 	labelSets map[string]map[string]any
 }
 
-func newInterner(shareFieldSets bool) *interner {
+func newInterner(shareTrees bool) *interner {
 	return &interner{
-		shareFieldSets: shareFieldSets,
-		maxStrings:     maxInternedStrings, maxFieldSets: maxSharedFieldSets, maxLabelSets: maxSharedLabelSets,
+		shareTrees: shareTrees,
+		maxStrings: maxInternedStrings, maxFieldSets: maxSharedFieldSets, maxLabelSets: maxSharedLabelSets,
 		strings: map[string]any{}, fieldSets: map[string]map[string]any{}, labelSets: map[string]map[string]any{},
 	}
 }
@@ -150,7 +152,7 @@ func (w walk) metadata(metadata map[string]any) map[string]any {
 // any other.
 func (w walk) labelSet(value any) any {
 	labels, ok := value.(map[string]any)
-	if !ok || !w.in.shareFieldSets || len(labels) == 0 {
+	if !ok || !w.in.shareTrees || len(labels) == 0 {
 		return w.value(value)
 	}
 	key, ok := labelSetKey(labels)
@@ -161,10 +163,7 @@ func (w walk) labelSet(value any) any {
 		return shared
 	}
 	labels = w.value(labels).(map[string]any)
-	if len(w.in.labelSets) >= w.in.maxLabelSets {
-		clear(w.in.labelSets)
-	}
-	w.in.labelSets[key] = labels
+	putBounded(w.in.labelSets, w.in.maxLabelSets, key, labels)
 	return labels
 }
 
@@ -230,7 +229,7 @@ func (w walk) managedFields(value any) any {
 // value the shared one if there is none yet.
 func (w walk) fieldSet(value any) any {
 	tree, ok := value.(map[string]any)
-	if !ok || !w.in.shareFieldSets {
+	if !ok || !w.in.shareTrees {
 		return w.value(value)
 	}
 	// encoding/json writes map keys sorted: equal trees, equal text.
@@ -250,7 +249,7 @@ func (w walk) fieldSet(value any) any {
 // sharing off, raw decoded), decoded as runtime.DefaultUnstructuredConverter
 // decodes it.
 func (w walk) fieldSetOf(raw []byte) (any, error) {
-	if shared, ok := w.in.fieldSets[string(raw)]; ok && w.in.shareFieldSets {
+	if shared, ok := w.in.fieldSets[string(raw)]; ok && w.in.shareTrees {
 		return shared, nil
 	}
 	var tree any
@@ -258,7 +257,7 @@ func (w walk) fieldSetOf(raw []byte) (any, error) {
 		return nil, err
 	}
 	tree = w.value(tree)
-	if m, ok := tree.(map[string]any); ok && w.in.shareFieldSets {
+	if m, ok := tree.(map[string]any); ok && w.in.shareTrees {
 		w.in.addFieldSet(string(raw), m)
 	}
 	return tree, nil
@@ -296,19 +295,22 @@ func (in *interner) boxed(s string, boxedS any) any {
 	if boxedS == nil {
 		boxedS = s
 	}
-	if len(in.strings) >= in.maxStrings {
-		clear(in.strings)
-	}
-	in.strings[s] = boxedS
+	putBounded(in.strings, in.maxStrings, s, boxedS)
 	return boxedS
 }
 
 // addFieldSet keeps tree as the shared fieldsV1 tree of text.
 func (in *interner) addFieldSet(text string, tree map[string]any) {
-	if len(in.fieldSets) >= in.maxFieldSets {
-		clear(in.fieldSets)
+	putBounded(in.fieldSets, in.maxFieldSets, text, tree)
+}
+
+// putBounded sets table[key], first emptying the table if it holds max
+// entries: the bound of every table of the interner.
+func putBounded[V any](table map[string]V, max int, key string, value V) {
+	if len(table) >= max {
+		clear(table)
 	}
-	in.fieldSets[text] = tree
+	table[key] = value
 }
 
 // isTimestamp reports whether s has the shape of a metav1.Time

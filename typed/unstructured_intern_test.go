@@ -27,15 +27,15 @@ func TestInternerSharesWhatRepeats(t *testing.T) {
 		UIDsKept, ResourceVersionsKept, TimesKept          bool
 	}
 	for _, tc := range []struct {
-		name           string
-		shareFieldSets bool
-		want           sharing
+		name       string
+		shareTrees bool
+		want       sharing
 	}{
 		{"sharing", true, sharing{Kinds: true, Namespaces: true, LabelValues: true, Managers: true, DataKeys: true, FieldsV1OfOneAndTwo: true, LabelsOfOneAndTwo: true}},
 		{"no sharing", false, sharing{Kinds: true, Namespaces: true, LabelValues: true, Managers: true, DataKeys: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := newInterner(tc.shareFieldSets)
+			in := newInterner(tc.shareTrees)
 			data := readFixture(t, "configmap-list-managed.json")
 			list := decodeJSONWith(t, in, data).(*unstructured.UnstructuredList)
 			want, _ := dynamicClientDecode(data)
