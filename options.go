@@ -271,8 +271,8 @@ func (o options) storeTransform() cache.TransformFunc {
 	}
 	strip, user := o.stripManaged, o.transform
 	return func(obj any) (any, error) {
-		if m, ok := obj.(metav1.Object); ok && strip {
-			m.SetManagedFields(nil)
+		if strip {
+			stripManagedFields(obj)
 		}
 		if user == nil {
 			return obj, nil
