@@ -202,9 +202,10 @@ func toUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *interne
 	if err != nil {
 		return nil, fmt.Errorf("typed: %v to unstructured: %w", gvk, err)
 	}
-	u := &unstructured.Unstructured{Object: in.object(content, true, fieldsV1)}
-	u.SetGroupVersionKind(gvk)
-	return u, nil
+	// The kind and apiVersion are set before interning, so that every
+	// object shares one string of each instead of boxing its own.
+	content["apiVersion"], content["kind"] = gvk.GroupVersion().String(), gvk.Kind
+	return &unstructured.Unstructured{Object: in.object(content, true, fieldsV1)}, nil
 }
 
 // detachFieldsV1 takes the fieldsV1 out of obj's managedFields entries

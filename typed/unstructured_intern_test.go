@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"hash/maphash"
 	"reflect"
 	"sync"
 	"testing"
@@ -96,12 +97,19 @@ func decodeJSONWith(t *testing.T, in *interner, data []byte) runtime.Object {
 	return obj
 }
 
-// holds reports whether the interner keeps s.
+// holds reports whether the interner keeps s, shared or as a candidate.
 func (in *interner) holds(s string) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	_, ok := in.strings[s]
-	return ok
+	if _, ok := in.strings[s]; ok {
+		return true
+	}
+	for _, c := range in.candidates {
+		if c == any(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // field returns the value at path in content; a number in the path
@@ -142,6 +150,13 @@ func sameKey(a, b map[string]any, path ...string) bool {
 	return ka == kb && ka != "" && unsafe.StringData(ka) == unsafe.StringData(kb)
 }
 
+// sameBox reports whether the values at path in a and b are one boxed
+// value in memory: the interfaces point to the same place.
+func sameBox(a, b map[string]any, path ...string) bool {
+	va, vb := field(a, path...), field(b, path...)
+	return va != nil && (*[2]unsafe.Pointer)(unsafe.Pointer(&va))[1] == (*[2]unsafe.Pointer)(unsafe.Pointer(&vb))[1]
+}
+
 // sameMap reports whether the maps at path in a and b are one map.
 func sameMap(a, b map[string]any, path ...string) bool {
 	ma, _ := field(a, path...).(map[string]any)
@@ -170,6 +185,13 @@ func TestProtobufPathSharesFieldsV1(t *testing.T) {
 		if got := sameMap(items[0].Object, items[1].Object, "metadata", "managedFields", "0", "fieldsV1"); got != share {
 			t.Errorf("sharing %v: fieldsV1 of both objects one map = %v", share, got)
 		}
+		// The kind and apiVersion the items get from their list are
+		// shared, not boxed anew in every object, whatever sharing.
+		for _, key := range []string{"kind", "apiVersion"} {
+			if !sameBox(items[0].Object, items[1].Object, key) {
+				t.Errorf("sharing %v: %s of both objects not one boxed string", share, key)
+			}
+		}
 	}
 }
 
@@ -181,7 +203,7 @@ func TestInternerBounds(t *testing.T) {
 		Timestamp          bool
 	}
 	in := newInterner(true)
-	in.maxStrings, in.maxFieldSets = 8, 1
+	in.maxStrings, in.maxFieldSets = 4, 1
 	var got held
 	for i := range 20 {
 		name := "value-" + string(rune('a'+i))
@@ -195,7 +217,7 @@ func TestInternerBounds(t *testing.T) {
 		got.Strings, got.FieldSets = max(got.Strings, len(in.strings)), max(got.FieldSets, len(in.fieldSets))
 		got.Timestamp = got.Timestamp || in.holds("2026-12-01T10:00:00Z")
 	}
-	if diff := cmp.Diff(held{Strings: 8, FieldSets: 1}, got); diff != "" {
+	if diff := cmp.Diff(held{Strings: 4, FieldSets: 1}, got); diff != "" {
 		t.Errorf("most held (-want +got):\n%s", diff)
 	}
 }
@@ -250,4 +272,77 @@ func TestInternerLabelSets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInternerStringsSeenTwice: a string enters the interner's table when
+// it is met a second time, and is then one string in both objects; a
+// string met once stays out of the table, whatever the number of such
+// strings, and costs only the candidate slot it replaces.
+func TestInternerStringsSeenTwice(t *testing.T) {
+	tests := []struct {
+		name        string
+		values      []string // spec.ref of successive objects
+		wantShared  [][2]int // pairs of objects whose spec.ref is one string
+		wantInTable []string
+	}{
+		{name: "never repeats", values: []string{"cm-1", "cm-2", "cm-3"}},
+		{name: "met twice", values: []string{"blue", "cm-2", "blue"}, wantShared: [][2]int{{0, 2}}, wantInTable: []string{"blue"}},
+		{name: "met three times", values: []string{"blue", "blue", "blue"}, wantShared: [][2]int{{0, 1}, {0, 2}, {1, 2}}, wantInTable: []string{"blue"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := newInterner(true)
+			// The slots are picked by a random seed: pick another until
+			// the test's strings have a slot each, so the test is exact.
+			for !ownSlots(in, append([]string{"spec", "ref"}, tc.values...)) {
+				in.seed = maphash.MakeSeed()
+			}
+			var objects []map[string]any
+			for _, v := range tc.values {
+				// A string of its own, as a decoder makes one.
+				ref := string([]byte(v))
+				content := map[string]any{"spec": map[string]any{"ref": ref}}
+				want := runtime.DeepCopyJSON(content)
+				out := in.object(content, false, nil)
+				if diff := cmp.Diff(want, out); diff != "" {
+					t.Fatalf("object changed (-want +got):\n%s", diff)
+				}
+				objects = append(objects, out)
+			}
+			var shared [][2]int
+			for i := range objects {
+				for j := i + 1; j < len(objects); j++ {
+					if sameString(objects[i], objects[j], "spec", "ref") {
+						shared = append(shared, [2]int{i, j})
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.wantShared, shared); diff != "" {
+				t.Errorf("one string (-want +got):\n%s", diff)
+			}
+			var inTable []string
+			for s := range in.strings {
+				if s != "spec" && s != "ref" {
+					inTable = append(inTable, s)
+				}
+			}
+			if diff := cmp.Diff(tc.wantInTable, inTable); diff != "" {
+				t.Errorf("values in the table (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// ownSlots reports whether distinct strings of values have distinct
+// candidate slots in in.
+func ownSlots(in *interner, values []string) bool {
+	slots := map[uint64]string{}
+	for _, v := range values {
+		slot := in.slotOf(v)
+		if other, ok := slots[slot]; ok && other != v {
+			return false
+		}
+		slots[slot] = v
+	}
+	return true
 }
