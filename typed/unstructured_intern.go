@@ -101,11 +101,13 @@ var uniqueMetadata = map[string]bool{
 	"creationTimestamp": true, "deletionTimestamp": true, "selfLink": true,
 }
 
-// object interns the content of one decoded object and returns it. Its
-// metadata goes first, so that, with resize, the object's map and its
-// metadata map are allocated one after the other: a List with a label
-// selector reads both for every object, and reads them faster from
-// neighbouring memory. With
+// object interns the content of one decoded object and returns it. With
+// resize, its metadata goes first, and metadata.labels first in it (see
+// mapOf): a List with a label selector reads those two entries of every
+// object, and reads each with one cache miss fewer when it is in the
+// first slot of its map, on the cache line of the map's control word (Go
+// puts a small map's entries in its slots in the order they are added),
+// and the two maps are then allocated one after the other. With
 // resize, every map is made anew at its size: those of
 // runtime.DefaultUnstructuredConverter are made for as many entries as
 // their Go struct has fields (seventeen for an ObjectMeta that sets six),
@@ -139,8 +141,8 @@ type walk struct {
 
 // mapOf interns m's keys and replaces each value v of key k with
 // valueOf(k, v), in m or, with resize, in a new map of m's size. The
-// entry of key first, if any, is done first: with resize, its maps are
-// then allocated right after m's (see object).
+// entries of the keys first, if any, are done and added first: with
+// resize, they are then in the new map's first slots (see object).
 func (w walk) mapOf(m map[string]any, valueOf func(key string, value any) any, first ...string) map[string]any {
 	out := m
 	if w.resize {
@@ -172,7 +174,7 @@ func (w walk) metadata(metadata map[string]any) map[string]any {
 			return w.labelSet(value)
 		}
 		return w.value(value)
-	})
+	}, "labels")
 }
 
 // labelSet returns the shared labels map equal to value, an object's

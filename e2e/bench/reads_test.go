@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,9 +31,8 @@ type reader struct {
 	byIndex       func(node string) int // nil: no such read
 }
 
-// readSetup is the cache every contender reads: the benchmark Pods, typed
-// and unstructured, in informers' indexers (namespace and node indexes), and
-// in controller-runtime caches.
+// readSetup is every contender of the read benchmarks, over the caches
+// of readCaches and a controller-runtime cache of the same Pods.
 type readSetup struct {
 	readers []reader
 	stop    func()
@@ -62,15 +60,14 @@ func syncedIndexer(b *testing.B, ctx context.Context, list runtime.Object, examp
 func newReadSetup(b *testing.B) *readSetup {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	typed := syncedIndexer(b, ctx, podList(objects), &corev1.Pod{})
-	untyped := syncedIndexer(b, ctx, unstructuredPodList(objects), &unstructured.Unstructured{})
+	caches := newReadCaches(b, ctx)
 	s := &readSetup{stop: cancel}
 	s.readers = append(s.readers,
-		genericTypedReader(typedLister(typed)), genericUnstructuredReader(unstructuredLister(untyped)),
-		clientGoReader("client-go", podLister(typed), typed), clientGoInPlaceReader(typed),
-		dynamicListerReader(dynamicLister(untyped), untyped),
-		controllerRuntimeReader(b, ctx, "controller-runtime", false),
-		controllerRuntimeReader(b, ctx, "controller-runtime-nodeepcopy", true),
+		genericTypedReader(typedLister(caches.typed)), genericUnstructuredReader(unstructuredLister(caches.unstructured)),
+		clientGoReader("client-go", podLister(caches.typed), caches.typed), clientGoInPlaceReader(caches.typed),
+		dynamicListerReader(dynamicLister(caches.dynamic), caches.dynamic),
+		controllerRuntimeReader(b, ctx, caches.config, "controller-runtime", false),
+		controllerRuntimeReader(b, ctx, caches.config, "controller-runtime-nodeepcopy", true),
 	)
 	return s
 }
@@ -168,18 +165,12 @@ func clientGoInPlaceReader(indexer toolscache.Indexer) reader {
 	return r
 }
 
-// controllerRuntimeReader reads through a controller-runtime cache whose
-// informer is fed the same Pods from memory (its NewInformer option).
-func controllerRuntimeReader(b *testing.B, ctx context.Context, name string, noDeepCopy bool) reader {
-	scheme := clientgoscheme.Scheme
-	mapper := meta.NewDefaultRESTMapper(nil)
-	mapper.Add(corev1.SchemeGroupVersion.WithKind("Pod"), meta.RESTScopeNamespace)
-	c, err := crcache.New(&rest.Config{Host: "http://127.0.0.1:1"}, crcache.Options{
-		Scheme: scheme, Mapper: mapper,
+// controllerRuntimeReader reads through a controller-runtime cache of the
+// benchmark Pods, listed from the embedded API server.
+func controllerRuntimeReader(b *testing.B, ctx context.Context, config *rest.Config, name string, noDeepCopy bool) reader {
+	c, err := crcache.New(config, crcache.Options{
+		Scheme:                       clientgoscheme.Scheme,
 		DefaultUnsafeDisableDeepCopy: ptr.To(noDeepCopy),
-		NewInformer: func(_ toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-			return toolscache.NewSharedIndexInformer(&memoryListerWatcher{list: podList(objects)}, obj, resync, indexers)
-		},
 	})
 	if err != nil {
 		b.Fatal(err)

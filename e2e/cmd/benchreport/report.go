@@ -27,7 +27,7 @@ func (r *report) markdown() ([]byte, error) {
 	w("%s\n", machine())
 	w("## Targets\n\n%s\n", r.targets())
 	w("## Reads from the cache\n\n")
-	w("%d Pods in 100 namespaces, in informer caches with a namespace index and a node index. ", r.objects)
+	w("%d Pods in 100 namespaces, listed from the embedded kube-apiserver (same process) into informer caches with a namespace index and a node index, each by the informer its readers' users have: client-go's typed informer (protobuf) for `generic-typed` and the generated listers, `typed.UnstructuredFor` for `generic-unstructured`, client-go's dynamic informer for dynamiclister, controller-runtime's cache for controller-runtime. ", r.objects)
 	w("Listers are obtained as a controller obtains them, through an interface (an informer's `Lister()`); `client-go-inplace` is client-go's best case, a generated lister made where it is read, which lets the compiler devirtualize its calls. controller-runtime reads through its cache's `client.Reader`: by default it deep-copies each object; `-nodeepcopy` is `UnsafeDisableDeepCopy`. The generated listers and dynamiclister have no ByIndex: their rows use the indexer and a type assertion per object, as their users write it.\n\n")
 	for _, bench := range benches(r.results["reads"]) {
 		w("### %s\n\n", strings.TrimPrefix(bench, "Read"))

@@ -38,7 +38,12 @@ func (r *report) unstructuredTargets() []target {
 	for _, resource := range []string{"configmaps", "widgets"} {
 		bench := "Sync/resource=" + resource + "/watchlist=on"
 		full := ratioOf(sync, bench, "generic-unstructured", "generic-typed", "B/object")
-		stripped := ratioOf(sync, bench, "generic-unstructured-stripped", "generic-typed-stripped", "B/object")
+		// The issue's own figure ("stripping managedFields brings it to
+		// 1.12x") is the stripped *Unstructured over the typed object as
+		// served: that is the target. Both stripped is the stricter
+		// reading, shown beside it.
+		stripped := ratioOf(sync, bench, "generic-unstructured-stripped", "generic-typed", "B/object")
+		bothStripped := ratioOf(sync, bench, "generic-unstructured-stripped", "generic-typed-stripped", "B/object")
 		ts = append(ts,
 			target{
 				name:     fmt.Sprintf("Heap (%s): unstructured ≤ 1.25× typed per object", resource),
@@ -46,9 +51,14 @@ func (r *report) unstructuredTargets() []target {
 				verdict:  verdictOf(full.value <= 1.25),
 			},
 			target{
-				name:     fmt.Sprintf("Heap (%s), managedFields stripped from both: unstructured ≤ 1.0× typed", resource),
+				name:     fmt.Sprintf("Heap (%s), managedFields stripped: unstructured ≤ 1.0× the typed object", resource),
 				measured: stripped.String(),
 				verdict:  verdictOf(stripped.value <= 1.0),
+			},
+			target{
+				name:     fmt.Sprintf("Heap (%s), managedFields stripped from both (a stricter reading): unstructured ≤ 1.0× typed", resource),
+				measured: bothStripped.String(),
+				verdict:  verdictOf(bothStripped.value <= 1.0),
 			})
 	}
 	return ts

@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/e2e/internal/cluster"
+	"github.com/generic-informers/generic/typed"
+)
+
+// readCaches are the caches the read benchmarks read: the benchmark Pods,
+// listed from the embedded API server by each kind of informer, so that
+// every cache holds its objects as its users' caches hold them:
+//
+//   - typed: client-go's typed Pod informer (protobuf), read by the
+//     generic Lister of *corev1.Pod and by client-go's generated lister;
+//   - unstructured: typed.UnstructuredFor's informer, read by the generic
+//     Lister of *unstructured.Unstructured (the library's decoder:
+//     protobuf converted once, repeated strings and labels shared);
+//   - dynamic: client-go's dynamic informer (JSON, as the dynamic client
+//     decodes it), read by dynamiclister.
+//
+// Each has the namespace index and a node index.
+type readCaches struct {
+	typed, unstructured, dynamic toolscache.Indexer
+	config                       *rest.Config
+}
+
+func newReadCaches(b *testing.B, ctx context.Context) *readCaches {
+	b.Helper()
+	config := podServer(b)
+	nodeIndexers := toolscache.Indexers{"node": nodeIndex}
+
+	protobuf := rest.CopyConfig(config)
+	protobuf.ContentType = "application/vnd.kubernetes.protobuf"
+	typedFactory := informers.NewSharedInformerFactory(kubernetes.NewForConfigOrDie(protobuf), 0)
+	typedInformer := typedFactory.Core().V1().Pods().Informer()
+	dynamicFactory := dynamicinformer.NewDynamicSharedInformerFactory(dynamic.NewForConfigOrDie(config), 0)
+	dynamicInformer := dynamicFactory.ForResource(podsGVR).Informer()
+	for _, informer := range []toolscache.SharedIndexInformer{typedInformer, dynamicInformer} {
+		if err := informer.AddIndexers(nodeIndexers); err != nil {
+			b.Fatal(err)
+		}
+	}
+	factory, err := typed.NewFactory(config, clientgoscheme.Scheme, generic.WithIndexers(nodeIndexers))
+	if err != nil {
+		b.Fatal(err)
+	}
+	unstructuredInformer, err := typed.UnstructuredFor(factory, podsGVR)
+	if err != nil {
+		b.Fatal(err)
+	}
+	typedFactory.Start(ctx.Done())
+	dynamicFactory.Start(ctx.Done())
+	factory.Start(ctx)
+	if !toolscache.WaitForCacheSync(ctx.Done(), typedInformer.HasSynced, dynamicInformer.HasSynced, unstructuredInformer.HasSynced) {
+		b.Fatal("read caches did not sync")
+	}
+	caches := &readCaches{
+		typed: typedInformer.GetIndexer(), unstructured: unstructuredInformer.Informer().GetIndexer(),
+		dynamic: dynamicInformer.GetIndexer(), config: config,
+	}
+	for name, indexer := range map[string]toolscache.Indexer{"typed": caches.typed, "unstructured": caches.unstructured, "dynamic": caches.dynamic} {
+		if n := len(indexer.ListKeys()); n != objects {
+			b.Fatalf("%s cache holds %d Pods, want %d", name, n, objects)
+		}
+	}
+	b.Cleanup(func() { typedFactory.Shutdown(); dynamicFactory.Shutdown(); factory.Shutdown() })
+	return caches
+}
+
+var (
+	podSeedOnce sync.Once
+	podSeedErr  error
+)
+
+// podServer returns the embedded server holding the benchmark Pods
+// (newPod), `objects` of them, in namespaces ns-0 to ns-99.
+func podServer(b *testing.B) *rest.Config {
+	b.Helper()
+	s := sharedServer(b)
+	podSeedOnce.Do(func() {
+		c, err := cluster.New(s.Config)
+		if err != nil {
+			podSeedErr = err
+			return
+		}
+		podSeedErr = seedPods(c)
+	})
+	if podSeedErr != nil {
+		b.Fatal(podSeedErr)
+	}
+	return s.Config
+}
+
+func seedPods(c *cluster.Cluster) error {
+	ctx := context.Background()
+	var prelude []*unstructured.Unstructured
+	for i := range namespaces {
+		ns := &unstructured.Unstructured{}
+		ns.SetAPIVersion("v1")
+		ns.SetKind("Namespace")
+		ns.SetName("ns-" + strconv.Itoa(i))
+		prelude = append(prelude, ns)
+	}
+	if err := c.Apply(ctx, prelude...); err != nil {
+		return err
+	}
+	started := time.Now()
+	errs := make(chan error, objects)
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for i := range work {
+				pod := newPod(i)
+				pod.ResourceVersion = ""
+				content, err := apiruntime.DefaultUnstructuredConverter.ToUnstructured(pod)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				if _, err := c.Dynamic.Resource(podsGVR).Namespace(pod.Namespace).Create(ctx, &unstructured.Unstructured{Object: content}, metav1.CreateOptions{}); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	for i := range objects {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		return err
+	}
+	fmt.Printf("seeded %d Pods in %v\n", objects, time.Since(started).Round(time.Millisecond))
+	return nil
+}
