@@ -150,9 +150,12 @@ func WithErrorHandler(handler ErrorHandler) Option {
 // every object before they store it (in the informer's transform, before any
 // transform set with WithTransform). Server-side apply's field ownership is
 // rarely read by controllers and often a large part of an object: caches of
-// many objects shrink by that much (see docs/benchmarks.md). Objects read
-// from such a cache have no managedFields, so do not use it where they are
-// needed, such as to build an apply configuration from a cached object.
+// many objects shrink by that much (see docs/benchmarks.md). An
+// *unstructured.Unstructured whose metadata then fits a small Go map gets
+// it remade as one (see stripManagedFields): the same entries, a new map.
+// Objects read from such a cache have no managedFields, so do not use it
+// where they are needed, such as to build an apply configuration from a
+// cached object.
 func WithStripManagedFields() Option {
 	return func(o *options) { o.stripManaged = true }
 }
