@@ -89,7 +89,7 @@ func newInterner(shareTrees bool) *interner {
 	return &interner{
 		shareTrees: shareTrees,
 		maxStrings: maxInternedStrings, maxFieldSets: maxSharedFieldSets, maxLabelSets: maxSharedLabelSets,
-		strings: map[string]any{}, candidates: make([]any, candidateSlots), seed: maphash.MakeSeed(),
+		strings: map[string]any{}, seed: maphash.MakeSeed(),
 		fieldSets: map[string]map[string]any{}, labelSets: map[string]map[string]any{},
 	}
 }
@@ -324,6 +324,11 @@ func (in *interner) boxed(s string, boxedS any) any {
 	if shared, ok := in.strings[s]; ok {
 		return shared
 	}
+	if in.candidates == nil {
+		// Made at the first object, not with the Factory: a Factory
+		// without unstructured informers never decodes one.
+		in.candidates = make([]any, candidateSlots)
+	}
 	slot := &in.candidates[in.slotOf(s)]
 	if candidate, ok := (*slot).(string); ok && candidate == s {
 		shared := *slot
@@ -340,7 +345,7 @@ func (in *interner) boxed(s string, boxedS any) any {
 
 // slotOf returns the index of s's candidate slot.
 func (in *interner) slotOf(s string) uint64 {
-	return maphash.String(in.seed, s) & uint64(len(in.candidates)-1)
+	return maphash.String(in.seed, s) & (candidateSlots - 1)
 }
 
 // addFieldSet keeps tree as the shared fieldsV1 tree of text.
