@@ -157,6 +157,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	i.telemetry = newTelemetry(gvr, o)
 	in := newIngest(i.telemetry.requests(lw), gvr, convert, newT, i.reportIngest, &i.goroutines)
 	in.telemetry = i.telemetry
+	in.edit = o.ingestEdit()
 	in.shard = newShardFilter(o.shard, o.shardKey)
 	i.shard = in.shard
 	lw = in

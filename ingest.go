@@ -58,6 +58,10 @@ type ingest[T Object] struct {
 	// metrics (metrics_ingest.go); nil counts nothing.
 	telemetry *telemetry
 
+	// edit, if not nil, is done to every object converted, before it is
+	// recorded or handed on (options.ingestEdit).
+	edit func(obj any)
+
 	// listing collects the objects of a paged list until its last page.
 	mu      sync.Mutex
 	listing *objectSet[T]
@@ -206,6 +210,9 @@ func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (object
 	if err != nil {
 		in.report(ctx, &ConversionError{GVR: in.gvr, Key: key.String(), Err: err})
 		return key, zero, false
+	}
+	if in.edit != nil {
+		in.edit(t)
 	}
 	return objectKey{namespace: t.GetNamespace(), name: t.GetName()}, t, true
 }

@@ -147,7 +147,7 @@ func WithErrorHandler(handler ErrorHandler) Option {
 }
 
 // WithStripManagedFields makes informers drop metadata.managedFields from
-// every object before they store it (in the informer's transform, before any
+// every object before they store it (as the ingest converts it, before any
 // transform set with WithTransform). Server-side apply's field ownership is
 // rarely read by controllers and often a large part of an object: caches of
 // many objects shrink by that much (see docs/benchmarks.md). An
@@ -265,23 +265,32 @@ func logError(ctx context.Context, err error) {
 	logger.Error(err, "Informer error")
 }
 
-// transform is the informers' TransformFunc: managedFields stripped if
-// asked, then the user's transform, given an object with labels of its own
-// (ownLabels); nil if there is nothing to do.
+// storeTransform is the informers' TransformFunc: the user's transform
+// (WithTransform), nil if there is none.
 func (o options) storeTransform() cache.TransformFunc {
+	return o.transform
+}
+
+// ingestEdit is what the ingest does to every object it converted, before
+// it hands it on: managedFields stripped if asked, and, for a user
+// transform, labels of its own (ownLabels); nil if there is nothing to do.
+// It runs in the ingest, not in the informer's transform, because the
+// ingest's record of last good states reads the objects it handed on (their
+// names, from their metadata) while the reflector transforms them: an edit
+// of an *unstructured.Unstructured's maps there would be a concurrent map
+// read and write.
+func (o options) ingestEdit() func(obj any) {
 	if !o.stripManaged && o.transform == nil {
 		return nil
 	}
-	strip, user := o.stripManaged, o.transform
-	return func(obj any) (any, error) {
+	strip, own := o.stripManaged, o.transform != nil
+	return func(obj any) {
 		if strip {
 			stripManagedFields(obj)
 		}
-		if user == nil {
-			return obj, nil
+		if own {
+			ownLabels(obj)
 		}
-		ownLabels(obj)
-		return user(obj)
 	}
 }
 

@@ -22,13 +22,23 @@ const smallMapEntries = 8
 // about 330 bytes an object of the savings stripping is for. The new map
 // holds the same entries (the same values: nothing is copied but the map).
 func stripManagedFields(obj any) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok || u == nil {
-		if m, ok := obj.(metav1.Object); ok {
-			m.SetManagedFields(nil)
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		if o != nil {
+			stripUnstructured(o)
 		}
-		return
+	case metav1.Object:
+		if !isNilPointer(o) {
+			o.SetManagedFields(nil)
+		}
 	}
+}
+
+// stripUnstructured is stripManagedFields for an
+// *unstructured.Unstructured. A remade metadata map gets metadata.labels
+// first, in its first slot, as typed.UnstructuredFor's decoders make it:
+// a label selector finds it there with one cache miss fewer.
+func stripUnstructured(u *unstructured.Unstructured) {
 	metadata, ok := u.Object["metadata"].(map[string]any)
 	if !ok {
 		return
@@ -38,11 +48,15 @@ func stripManagedFields(obj any) {
 	}
 	had := len(metadata)
 	delete(metadata, "managedFields")
-	if had > smallMapEntries && len(metadata) <= smallMapEntries {
-		small := make(map[string]any, len(metadata))
-		for k, v := range metadata {
-			small[k] = v
-		}
-		u.Object["metadata"] = small
+	if had <= smallMapEntries || len(metadata) > smallMapEntries {
+		return
 	}
+	small := make(map[string]any, len(metadata))
+	if labels, ok := metadata["labels"]; ok {
+		small["labels"] = labels
+	}
+	for k, v := range metadata {
+		small[k] = v
+	}
+	u.Object["metadata"] = small
 }

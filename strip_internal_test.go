@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// TestStripManagedFieldsKeepsMetadataSmall runs the store transform of
+// TestStripManagedFieldsKeepsMetadataSmall runs the ingest's edit of
 // WithStripManagedFields: managedFields go and nothing else does, and an
 // unstructured object's metadata is a new map exactly when it had more
 // entries than a small Go map holds and now has no more (a CustomResource's
@@ -69,19 +69,27 @@ func TestStripManagedFieldsKeepsMetadataSmall(t *testing.T) {
 			want: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}},
 		},
 		{
+			name: "nil unstructured",
+			obj:  (*unstructured.Unstructured)(nil),
+			want: (*unstructured.Unstructured)(nil),
+		},
+		{
+			name: "nil typed object",
+			obj:  (*corev1.ConfigMap)(nil),
+			want: (*corev1.ConfigMap)(nil),
+		},
+		{
 			name: "not an object",
 			obj:  "a string",
 			want: "a string",
 		},
 	}
-	transform := options{stripManaged: true}.storeTransform()
+	edit := options{stripManaged: true}.ingestEdit()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := metadataPointer(tc.obj)
-			got, err := transform(tc.obj)
-			if err != nil {
-				t.Fatal(err)
-			}
+			edit(tc.obj)
+			got := tc.obj
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("stripped (-want +got):\n%s", diff)
 			}
@@ -96,7 +104,7 @@ func TestStripManagedFieldsKeepsMetadataSmall(t *testing.T) {
 // *unstructured.Unstructured, is; nil for anything else.
 func metadataPointer(obj any) any {
 	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
+	if !ok || u == nil {
 		return nil
 	}
 	md, ok := u.Object["metadata"].(map[string]any)

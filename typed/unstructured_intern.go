@@ -2,7 +2,6 @@ package typed
 
 import (
 	"encoding/json"
-	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -19,9 +18,10 @@ const (
 	// maxInternedStrings is how many distinct strings, each seen at least
 	// twice, it holds: about 64 bytes each, 4 MiB at most.
 	maxInternedStrings = 1 << 16
-	// candidateSlots is how many strings seen once it remembers (see
-	// interner.candidates): 16 bytes a slot, 64 KiB in all.
-	candidateSlots = 1 << 12
+	// candidatePairBits is how many bits of a string's hash pick its pair
+	// of candidate slots (see interner.candidates): 2,048 pairs of 16-byte
+	// slots, 64 KiB, and the strings they keep alive.
+	candidatePairBits = 11
 	// maxInternedLength is the longest string value it shares; longer ones
 	// (annotations, payloads) rarely repeat.
 	maxInternedLength = 64
@@ -38,8 +38,9 @@ const (
 //
 //   - every map key, and every string value up to maxInternedLength long
 //     but those of metadata that are unique to an object (name, uid,
-//     resourceVersion, timestamps), is one string for all objects: the
-//     kinds, apiVersions, namespaces, label keys and values, field names;
+//     resourceVersion, timestamps), is one string for all objects from its
+//     second sighting on (see candidates): the kinds, apiVersions,
+//     namespaces, label keys and values, field names;
 //   - unless sharing is off, the fieldsV1 trees of managedFields that are
 //     equal are one tree: the same fields, managed the same way, across
 //     objects made alike (often over half of an object's maps);
@@ -70,16 +71,18 @@ type interner struct {
 	mu sync.Mutex
 	// strings holds each string seen twice or more, boxed once.
 	strings map[string]any
-	// candidates holds strings seen once, boxed, each in the slot its hash
-	// picks (seed), where the next string of that slot replaces it: a
-	// string enters strings when it is met again while still in its slot,
-	// and is then shared with the object it was first met in. Strings that
-	// never repeat (references, hashes, the names in a spec) so cost no
-	// memory beyond the fixed slots, where a table of every string would
-	// hold one entry each (about 50 bytes an object for a CRD with one
-	// such field).
+	// candidates holds strings seen once, boxed, in pairs of slots: a
+	// string goes to the first slot of the pair its hash picks, and the
+	// one there moves to the second, out of which the next goes. A string
+	// enters strings when it is met again while still in its pair, and is
+	// then shared with the object it was first met in. Strings that never
+	// repeat (references, hashes, the names in a spec) so cost no memory
+	// beyond the fixed slots, where a table of every string would hold one
+	// entry each (about 50 bytes an object for a CRD with one such field).
+	// Two slots a pair keep two strings of one pair that come in turn
+	// (one in every object's metadata, one in its spec) from pushing each
+	// other out for ever. Made at the first object.
 	candidates []any
-	seed       maphash.Seed
 	fieldSets  map[string]map[string]any
 	// labelSets are the shared labels maps, by labelSetKey.
 	labelSets map[string]map[string]any
@@ -89,7 +92,7 @@ func newInterner(shareTrees bool) *interner {
 	return &interner{
 		shareTrees: shareTrees,
 		maxStrings: maxInternedStrings, maxFieldSets: maxSharedFieldSets, maxLabelSets: maxSharedLabelSets,
-		strings: map[string]any{}, seed: maphash.MakeSeed(),
+		strings:   map[string]any{},
 		fieldSets: map[string]map[string]any{}, labelSets: map[string]map[string]any{},
 	}
 }
@@ -327,25 +330,36 @@ func (in *interner) boxed(s string, boxedS any) any {
 	if in.candidates == nil {
 		// Made at the first object, not with the Factory: a Factory
 		// without unstructured informers never decodes one.
-		in.candidates = make([]any, candidateSlots)
+		in.candidates = make([]any, 2<<candidatePairBits)
 	}
-	slot := &in.candidates[in.slotOf(s)]
-	if candidate, ok := (*slot).(string); ok && candidate == s {
-		shared := *slot
-		*slot = nil
-		putBounded(in.strings, in.maxStrings, s, shared)
-		return shared
+	pair := in.candidates[pairOf(s) : pairOf(s)+2]
+	for i, candidate := range pair {
+		if c, ok := candidate.(string); ok && c == s {
+			shared := candidate
+			pair[i] = nil
+			putBounded(in.strings, in.maxStrings, s, shared)
+			return shared
+		}
 	}
 	if boxedS == nil {
 		boxedS = s
 	}
-	*slot = boxedS
+	pair[0], pair[1] = boxedS, pair[0]
 	return boxedS
 }
 
-// slotOf returns the index of s's candidate slot.
-func (in *interner) slotOf(s string) uint64 {
-	return maphash.String(in.seed, s) & (candidateSlots - 1)
+// pairOf returns the index of the first slot of s's pair of candidate
+// slots: the high bits of s's 64-bit FNV-1a hash. A hash of its own, with
+// no random seed, so that which strings share a pair is the same in every
+// run (a flood of strings chosen to share one pair costs only their own
+// sharing).
+func pairOf(s string) int {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return int(h>>(64-candidatePairBits)) * 2
 }
 
 // addFieldSet keeps tree as the shared fieldsV1 tree of text.
