@@ -42,9 +42,12 @@ type readCaches struct {
 	config                       *rest.Config
 }
 
+// newReadCaches fills the caches; they stop when ctx ends or at b's
+// cleanup, whichever comes first.
 func newReadCaches(b *testing.B, ctx context.Context) *readCaches {
 	b.Helper()
 	config := podServer(b)
+	ctx, cancel := context.WithCancel(ctx)
 	nodeIndexers := toolscache.Indexers{"node": nodeIndex}
 
 	protobuf := rest.CopyConfig(config)
@@ -62,6 +65,9 @@ func newReadCaches(b *testing.B, ctx context.Context) *readCaches {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Cancelled first: the factories' Shutdown waits for their informers,
+	// which stop with ctx.
+	b.Cleanup(func() { cancel(); typedFactory.Shutdown(); dynamicFactory.Shutdown(); factory.Shutdown() })
 	unstructuredInformer, err := typed.UnstructuredFor(factory, podsGVR)
 	if err != nil {
 		b.Fatal(err)
@@ -81,7 +87,6 @@ func newReadCaches(b *testing.B, ctx context.Context) *readCaches {
 			b.Fatalf("%s cache holds %d Pods, want %d", name, n, objects)
 		}
 	}
-	b.Cleanup(func() { typedFactory.Shutdown(); dynamicFactory.Shutdown(); factory.Shutdown() })
 	return caches
 }
 

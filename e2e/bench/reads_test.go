@@ -60,6 +60,9 @@ func syncedIndexer(b *testing.B, ctx context.Context, list runtime.Object, examp
 func newReadSetup(b *testing.B) *readSetup {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	// On a failure below, b.Fatal runs the cleanups, not the caller's
+	// deferred stop: the cancel must be one of them.
+	b.Cleanup(cancel)
 	caches := newReadCaches(b, ctx)
 	s := &readSetup{stop: cancel}
 	s.readers = append(s.readers,
