@@ -136,6 +136,15 @@ func WithIndexers(indexers cache.Indexers) Option {
 // transform share none. Its managedFields' fieldsV1 trees may still be
 // shared (see typed.Clients.UnstructuredNoSharing). A transform set on the
 // shared informer directly (Informer().SetTransform) gets no such copy.
+//
+// The transform runs on the informer's goroutine while the ingest may still
+// read the object's namespace and name (its record of last good states):
+// on an *unstructured.Unstructured, it must not add or remove entries of
+// the object's top-level or metadata maps (SetAnnotations(nil),
+// SetManagedFields(nil), RemoveNestedField of a metadata field), which
+// would be a concurrent map write; editing maps below them (the labels, the
+// annotations, the spec) is safe. Use WithStripManagedFields to drop
+// managedFields: the ingest does it before the object is shared.
 func WithTransform(transform cache.TransformFunc) Option {
 	return func(o *options) { o.transform = transform }
 }
