@@ -128,32 +128,17 @@ func seedPods(c *cluster.Cluster) error {
 		return err
 	}
 	started := time.Now()
-	errs := make(chan error, objects)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for i := range work {
-				pod := newPod(i)
-				pod.ResourceVersion = ""
-				content, err := apiruntime.DefaultUnstructuredConverter.ToUnstructured(pod)
-				if err != nil {
-					errs <- err
-					continue
-				}
-				if _, err := c.Dynamic.Resource(podsGVR).Namespace(pod.Namespace).Create(ctx, &unstructured.Unstructured{Object: content}, metav1.CreateOptions{}); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	for i := range objects {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	err := createConcurrently(objects, func(i int) error {
+		pod := newPod(i)
+		pod.ResourceVersion = ""
+		content, err := apiruntime.DefaultUnstructuredConverter.ToUnstructured(pod)
+		if err != nil {
+			return err
+		}
+		_, err = c.Dynamic.Resource(podsGVR).Namespace(pod.Namespace).Create(ctx, &unstructured.Unstructured{Object: content}, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	fmt.Printf("seeded %d Pods in %v\n", objects, time.Since(started).Round(time.Millisecond))

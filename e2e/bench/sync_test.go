@@ -84,6 +84,30 @@ func newScheme() (*apiruntime.Scheme, error) {
 	return s, nil
 }
 
+// createConcurrently calls create(i) for i in [0, n) from 32 goroutines,
+// as the seeds create objects, and returns the first error.
+func createConcurrently(n int, create func(i int) error) error {
+	errs := make(chan error, n)
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for i := range work {
+				if err := create(i); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
 func seed(c *cluster.Cluster) error {
 	ctx := context.Background()
 	crd, err := fixtures.Load("../../testdata/crds/widgets.example.com.yaml")
@@ -102,29 +126,15 @@ func seed(c *cluster.Cluster) error {
 		return err
 	}
 	started := time.Now()
-	errs := make(chan error, 2*objects)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for i := range work {
-				ns := "bench-" + strconv.Itoa(i%syncNamespaces)
-				if _, err := c.Dynamic.Resource(configMapsGVR).Namespace(ns).Create(ctx, syncConfigMap(ns, i), metav1.CreateOptions{}); err != nil {
-					errs <- err
-				}
-				if _, err := c.Dynamic.Resource(widget.GVR).Namespace(ns).Create(ctx, syncWidget(ns, i), metav1.CreateOptions{}); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	for i := range objects {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	err = createConcurrently(objects, func(i int) error {
+		ns := "bench-" + strconv.Itoa(i%syncNamespaces)
+		if _, err := c.Dynamic.Resource(configMapsGVR).Namespace(ns).Create(ctx, syncConfigMap(ns, i), metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		_, err := c.Dynamic.Resource(widget.GVR).Namespace(ns).Create(ctx, syncWidget(ns, i), metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	fmt.Printf("seeded %d ConfigMaps and %d Widgets in %v\n", objects, objects, time.Since(started).Round(time.Millisecond))
