@@ -168,10 +168,10 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		ObjectDescription: gvr.String(),
 	})
 	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, goroutines: &i.callbackGoroutines, delivery: i.telemetry.clock}
-	// The informer has not started, so these cannot fail.
-	if transform := o.storeTransform(); transform != nil {
-		_ = i.shared.SetTransform(i.guardTransform(transform))
+	if o.transform != nil {
+		in.transform = i.guardTransform(o.transform)
 	}
+	// The informer has not started, so this cannot fail.
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
 	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
 	return i
@@ -391,23 +391,23 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 	return i.shared.AddIndexers(i.guardIndexers(untyped))
 }
 
-// guardTransform wraps a store transform so that a result that is not a T
-// (nil, or another type), which the cache would keep silently or not at
-// all, is reported as an error wrapping ErrUnexpectedType and the object
-// is stored as it was before the transform. The transform's own errors
-// keep client-go's meaning. client-go does not pass tombstones to it.
-func (i *informer[T]) guardTransform(transform cache.TransformFunc) cache.TransformFunc {
-	return func(obj any) (any, error) {
-		out, err := transform(obj)
+// guardTransform wraps the user's transform (WithTransform) for the ingest,
+// which runs it on every object it converts: a result that is not a T
+// (nil, or another type) is reported as an error wrapping
+// ErrUnexpectedType and the object goes on as it was before the
+// transform.
+func (i *informer[T]) guardTransform(transform cache.TransformFunc) func(T) (T, error) {
+	return func(t T) (T, error) {
+		out, err := transform(t)
 		if err != nil {
-			return out, err
+			return t, err
 		}
-		if t, ok := out.(T); ok && !isNilPointer(t) {
-			return out, nil
+		if transformed, ok := out.(T); ok && !isNilPointer(transformed) {
+			return transformed, nil
 		}
 		i.report(fmt.Errorf("generic: the transform of %s %q returned %T: %w; the object is stored untransformed",
-			i.gvr, keyOf(obj), out, ErrUnexpectedType))
-		return obj, nil
+			i.gvr, keyOf(t), out, ErrUnexpectedType))
+		return t, nil
 	}
 }
 

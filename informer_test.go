@@ -182,6 +182,47 @@ func TestBadTransformResult(t *testing.T) {
 	}
 }
 
+// TestTransformError: a transform that fails on an object makes it one
+// that did not convert: reported as a *ConversionError naming it, and left
+// out of the cache; the others are cached.
+func TestTransformError(t *testing.T) {
+	tests := []struct {
+		name     string
+		failOn   string
+		wantKeys []string
+	}{
+		{name: "one object", failOn: "web-1", wantKeys: []string{"team-a/db-0", "team-a/web-0", "team-b/web-0"}},
+		{name: "none", failOn: "", wantKeys: []string{"team-a/db-0", "team-a/web-0", "team-a/web-1", "team-b/web-0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			first, _ := podLists(t, true)
+			errs := make(errorSink, 100)
+			informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+				generic.WithErrorHandler(errs.handle), generic.WithTransform(func(obj any) (any, error) {
+					if obj.(*corev1.Pod).Name == tc.failOn {
+						return nil, errors.New("no")
+					}
+					return obj, nil
+				}))
+			defer runSynced(t, informer)()
+			if tc.failOn != "" {
+				var conversion *generic.ConversionError
+				if err := errs.next(t); !errors.As(err, &conversion) || conversion.Key != "team-a/"+tc.failOn {
+					t.Errorf("reported %v, want a *ConversionError for team-a/%s", err, tc.failOn)
+				}
+			}
+			got, err := informer.Lister().List(labels.Everything())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantKeys, keysOf(t, got)); diff != "" {
+				t.Errorf("cached (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestNilIndexFunction: WithIndexers with a nil function reports it as an
 // *IndexError naming the index, which is left out.
 func TestNilIndexFunction(t *testing.T) {

@@ -59,8 +59,14 @@ type ingest[T Object] struct {
 	telemetry *telemetry
 
 	// edit, if not nil, is done to every object converted, before it is
-	// recorded or handed on (options.ingestEdit).
-	edit func(obj any)
+	// recorded or handed on (options.ingestEdit); then transform, the
+	// user's (WithTransform), if not nil. Both run here, not in the
+	// informer's transform, because the record reads the objects it handed
+	// on (their names, from their metadata) while the reflector works on
+	// them: an edit of an *unstructured.Unstructured's maps there would be
+	// a concurrent map read and write.
+	edit      func(obj any)
+	transform func(T) (T, error)
 
 	// listing collects the objects of a paged list until its last page.
 	mu      sync.Mutex
@@ -213,6 +219,14 @@ func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (object
 	}
 	if in.edit != nil {
 		in.edit(t)
+	}
+	if in.transform != nil {
+		transformed, err := in.transform(t)
+		if err != nil {
+			in.report(ctx, &ConversionError{GVR: in.gvr, Key: key.String(), Err: fmt.Errorf("transform: %w", err)})
+			return key, zero, false
+		}
+		t = transformed
 	}
 	return objectKey{namespace: t.GetNamespace(), name: t.GetName()}, t, true
 }

@@ -16,17 +16,20 @@ import (
 // CustomResource to informers that strip managedFields, transform, or both:
 // the ingest's record of last good states reads each object it hands on
 // (its name, from its metadata map) while the reflector works on it, so
-// the library's own edits of an *unstructured.Unstructured (the stripped
-// managedFields, a remade metadata map, labels of its own for a transform)
-// must be done before it is handed on. Run with -race: the detector fails
+// every edit of an *unstructured.Unstructured (the stripped managedFields,
+// a remade metadata map, labels of its own for a transform, and the user's
+// transform, which may remove fields of metadata) must be done before it is
+// handed on. Run with -race: the detector fails
 // the test if they are not. The cache ends with the last update, edited.
 func TestIngestEditsDoNotRaceTheRecord(t *testing.T) {
 	gvr := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
-	widget := func(rv int, managed bool) *unstructured.Unstructured {
+	widget := func(rv int, managed bool, annotated bool) *unstructured.Unstructured {
 		metadata := map[string]any{
 			"name": "w", "namespace": "ns", "uid": "u-1", "resourceVersion": strconv.Itoa(rv), "generation": int64(1),
 			"creationTimestamp": "2026-12-01T10:00:00Z", "labels": map[string]any{"app": "web"},
-			"annotations": map[string]any{"note": "n"},
+		}
+		if annotated {
+			metadata["annotations"] = map[string]any{"note": "n"}
 		}
 		if managed {
 			metadata["managedFields"] = []any{map[string]any{"manager": "m", "operation": "Update"}}
@@ -38,28 +41,38 @@ func TestIngestEditsDoNotRaceTheRecord(t *testing.T) {
 	}
 	// A fake watch holds at most 100 events.
 	const updates = 90
+	identity := func(obj any) (any, error) { return obj, nil }
+	// What users write to slim unstructured caches: fields of metadata
+	// removed, in place.
+	slim := func(obj any) (any, error) {
+		u := obj.(*unstructured.Unstructured)
+		u.SetManagedFields(nil)
+		u.SetAnnotations(nil)
+		return u, nil
+	}
 	tests := []struct {
-		name        string
-		opts        []generic.Option
-		wantManaged bool
+		name                     string
+		opts                     []generic.Option
+		wantManaged, wantAnnotes bool
 	}{
-		{name: "strip", opts: []generic.Option{generic.WithStripManagedFields()}},
-		{name: "transform", opts: []generic.Option{generic.WithTransform(func(obj any) (any, error) { return obj, nil })}, wantManaged: true},
-		{name: "strip and transform", opts: []generic.Option{generic.WithStripManagedFields(), generic.WithTransform(func(obj any) (any, error) { return obj, nil })}},
+		{name: "strip", opts: []generic.Option{generic.WithStripManagedFields()}, wantAnnotes: true},
+		{name: "transform", opts: []generic.Option{generic.WithTransform(identity)}, wantManaged: true, wantAnnotes: true},
+		{name: "strip and transform", opts: []generic.Option{generic.WithStripManagedFields(), generic.WithTransform(identity)}, wantAnnotes: true},
+		{name: "transform removing metadata fields", opts: []generic.Option{generic.WithTransform(slim)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "WidgetList"}}
 			list.SetResourceVersion("1")
-			list.Items = []unstructured.Unstructured{*widget(1, true)}
+			list.Items = []unstructured.Unstructured{*widget(1, true, true)}
 			lw := newScriptedListerWatcher(list)
 			informer := generic.NewInformer[*unstructured.Unstructured](lw, gvr, nil, tc.opts...)
 			defer runSynced(t, informer)()
 			w := lw.nextWatch(t)
 			for rv := 2; rv <= updates+1; rv++ {
-				w.Modify(widget(rv, true))
+				w.Modify(widget(rv, true, true))
 			}
-			want := widget(updates+1, tc.wantManaged)
+			want := widget(updates+1, tc.wantManaged, tc.wantAnnotes)
 			ctx, cancel := testContext(t)
 			defer cancel()
 			for {

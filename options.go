@@ -124,27 +124,27 @@ func WithIndexers(indexers cache.Indexers) Option {
 	}
 }
 
-// WithTransform sets the informers' cache.TransformFunc, which runs on every
-// object, already converted to T, before it is stored (see
-// cache.SharedInformer.SetTransform for its contract). Use it to drop fields
-// nobody reads. A result that is not a non-nil T is reported to the
-// ErrorHandler (wrapping ErrUnexpectedType) and the object is stored as it
-// was before the transform. An *unstructured.Unstructured reaches the
-// transform with a metadata.labels map of its own (a copy, one allocation
-// an object), which it may edit in place: typed.UnstructuredFor's objects
-// otherwise share equal labels maps, so the objects of an informer with a
-// transform share none. Its managedFields' fieldsV1 trees may still be
-// shared (see typed.Clients.UnstructuredNoSharing). A transform set on the
-// shared informer directly (Informer().SetTransform) gets no such copy.
-//
-// The transform runs on the informer's goroutine while the ingest may still
-// read the object's namespace and name (its record of last good states):
-// on an *unstructured.Unstructured, it must not add or remove entries of
-// the object's top-level or metadata maps (SetAnnotations(nil),
-// SetManagedFields(nil), RemoveNestedField of a metadata field), which
-// would be a concurrent map write; editing maps below them (the labels, the
-// annotations, the spec) is safe. Use WithStripManagedFields to drop
-// managedFields: the ingest does it before the object is shared.
+// WithTransform sets the informers' transform, which runs on every object
+// of a list or watch event, already converted to T, before it is recorded
+// or stored: the contract of cache.SharedInformer.SetTransform (it may edit
+// the object in place and return it; it runs on one goroutine), but it runs
+// in the ingest, before the object is shared with anything, so it may edit
+// any part of it, an *unstructured.Unstructured's maps included. Use it to
+// drop fields nobody reads. A result that is not a non-nil T is reported to
+// the ErrorHandler (wrapping ErrUnexpectedType) and the object goes on as it
+// was before the transform. An error makes the object one that did not
+// convert: reported as a *ConversionError and skipped, and a cached object
+// whose update fails so leaves the cache as a delete of its last good
+// state. An *unstructured.Unstructured reaches the transform with a
+// metadata.labels map of its own (a copy, one allocation an object), which
+// it may edit in place: typed.UnstructuredFor's objects otherwise share
+// equal labels maps, so the objects of an informer with a transform share
+// none. Its managedFields' fieldsV1 trees may still be shared (see
+// typed.Clients.UnstructuredNoSharing). A transform set on the shared
+// informer directly (Informer().SetTransform) runs in the reflector, as in
+// client-go, gets no such copy, and must not edit an
+// *unstructured.Unstructured's top-level or metadata maps (the ingest may
+// read them at the same time).
 func WithTransform(transform cache.TransformFunc) Option {
 	return func(o *options) { o.transform = transform }
 }
@@ -274,20 +274,10 @@ func logError(ctx context.Context, err error) {
 	logger.Error(err, "Informer error")
 }
 
-// storeTransform is the informers' TransformFunc: the user's transform
-// (WithTransform), nil if there is none.
-func (o options) storeTransform() cache.TransformFunc {
-	return o.transform
-}
-
 // ingestEdit is what the ingest does to every object it converted, before
-// it hands it on: managedFields stripped if asked, and, for a user
-// transform, labels of its own (ownLabels); nil if there is nothing to do.
-// It runs in the ingest, not in the informer's transform, because the
-// ingest's record of last good states reads the objects it handed on (their
-// names, from their metadata) while the reflector transforms them: an edit
-// of an *unstructured.Unstructured's maps there would be a concurrent map
-// read and write.
+// the user's transform and before it hands it on: managedFields stripped if
+// asked, and, for a user transform, labels of its own (ownLabels); nil if
+// there is nothing to do.
 func (o options) ingestEdit() func(obj any) {
 	if !o.stripManaged && o.transform == nil {
 		return nil
