@@ -157,7 +157,6 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	i.telemetry = newTelemetry(gvr, o)
 	in := newIngest(i.telemetry.requests(lw), gvr, convert, newT, i.reportIngest, &i.goroutines)
 	in.telemetry = i.telemetry
-	in.edit = o.ingestEdit()
 	in.shard = newShardFilter(o.shard, o.shardKey)
 	i.shard = in.shard
 	lw = in
@@ -168,9 +167,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		ObjectDescription: gvr.String(),
 	})
 	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, goroutines: &i.callbackGoroutines, delivery: i.telemetry.clock}
-	if o.transform != nil {
-		in.transform = i.guardTransform(o.transform)
-	}
+	in.transform = i.ingestTransform(o)
 	// The informer has not started, so this cannot fail.
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
 	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
@@ -389,6 +386,21 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 		}
 	}
 	return i.shared.AddIndexers(i.guardIndexers(untyped))
+}
+
+// ingestTransform is what the ingest does to every object it converted:
+// the library's edits (options.ingestEdit), then the user's transform
+// (WithTransform, guarded); nil if there is nothing to do.
+func (i *informer[T]) ingestTransform(o options) func(T) (T, error) {
+	edit := o.ingestEdit()
+	if edit == nil {
+		return nil
+	}
+	if o.transform == nil {
+		return func(t T) (T, error) { edit(t); return t, nil }
+	}
+	user := i.guardTransform(o.transform)
+	return func(t T) (T, error) { edit(t); return user(t) }
 }
 
 // guardTransform wraps the user's transform (WithTransform) for the ingest,

@@ -58,14 +58,12 @@ type ingest[T Object] struct {
 	// metrics (metrics_ingest.go); nil counts nothing.
 	telemetry *telemetry
 
-	// edit, if not nil, is done to every object converted, before it is
-	// recorded or handed on (options.ingestEdit); then transform, the
-	// user's (WithTransform), if not nil. Both run here, not in the
-	// informer's transform, because the record reads the objects it handed
-	// on (their names, from their metadata) while the reflector works on
-	// them: an edit of an *unstructured.Unstructured's maps there would be
-	// a concurrent map read and write.
-	edit      func(obj any)
+	// transform, if not nil, is done to every object converted, before it
+	// is recorded or handed on (informer.ingestTransform). It runs here, not
+	// in the informer's transform, because the record reads the objects it
+	// handed on (their names, from their metadata) while the reflector
+	// works on them: an edit of an *unstructured.Unstructured's maps there
+	// would be a concurrent map read and write.
 	transform func(T) (T, error)
 
 	// listing collects the objects of a paged list until its last page.
@@ -216,9 +214,6 @@ func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (object
 	if err != nil {
 		in.report(ctx, &ConversionError{GVR: in.gvr, Key: key.String(), Err: err})
 		return key, zero, false
-	}
-	if in.edit != nil {
-		in.edit(t)
 	}
 	if in.transform != nil {
 		transformed, err := in.transform(t)

@@ -332,7 +332,8 @@ func (in *interner) boxed(s string, boxedS any) any {
 		// without unstructured informers never decodes one.
 		in.candidates = make([]any, 2<<candidatePairBits)
 	}
-	pair := in.candidates[pairOf(s) : pairOf(s)+2]
+	first := pairOf(s)
+	pair := in.candidates[first : first+2]
 	for i, candidate := range pair {
 		if c, ok := candidate.(string); ok && c == s {
 			shared := candidate
