@@ -118,11 +118,7 @@ func seedPods(c *cluster.Cluster) error {
 	ctx := context.Background()
 	var prelude []*unstructured.Unstructured
 	for i := range namespaces {
-		ns := &unstructured.Unstructured{}
-		ns.SetAPIVersion("v1")
-		ns.SetKind("Namespace")
-		ns.SetName("ns-" + strconv.Itoa(i))
-		prelude = append(prelude, ns)
+		prelude = append(prelude, cluster.Namespace("ns-"+strconv.Itoa(i)))
 	}
 	if err := c.Apply(ctx, prelude...); err != nil {
 		return err

@@ -116,11 +116,7 @@ func seed(c *cluster.Cluster) error {
 	}
 	var prelude []*unstructured.Unstructured
 	for i := range syncNamespaces {
-		ns := &unstructured.Unstructured{}
-		ns.SetAPIVersion("v1")
-		ns.SetKind("Namespace")
-		ns.SetName("bench-" + strconv.Itoa(i))
-		prelude = append(prelude, ns)
+		prelude = append(prelude, cluster.Namespace("bench-"+strconv.Itoa(i)))
 	}
 	if err := c.Apply(ctx, append(prelude, crd...)...); err != nil {
 		return err

@@ -81,11 +81,7 @@ func ownObjects(prefix string) generic.Option {
 func namespaces(prefix string) []*unstructured.Unstructured {
 	var objs []*unstructured.Unstructured
 	for _, suffix := range []string{"-a", "-b"} {
-		ns := &unstructured.Unstructured{}
-		ns.SetAPIVersion("v1")
-		ns.SetKind("Namespace")
-		ns.SetName(prefix + suffix)
-		objs = append(objs, ns)
+		objs = append(objs, cluster.Namespace(prefix+suffix))
 	}
 	return objs
 }

@@ -54,6 +54,15 @@ func New(config *rest.Config) (*Cluster, error) {
 	}, nil
 }
 
+// Namespace returns a Namespace object named name, to Apply.
+func Namespace(name string) *unstructured.Unstructured {
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(name)
+	return ns
+}
+
 // Apply creates each object, or updates it if it exists, in order. After a
 // CustomResourceDefinition it waits until the CRD is established and its
 // resource is discoverable, so that later objects may be of its kind.
