@@ -2,12 +2,16 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
@@ -18,8 +22,12 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/e2e/apiserver"
 	"github.com/generic-informers/generic/e2e/internal/cluster"
 	"github.com/generic-informers/generic/typed"
 )
@@ -30,88 +38,194 @@ import (
 //
 //   - typed: client-go's typed Pod informer (protobuf), read by the
 //     generic Lister of *corev1.Pod and by client-go's generated lister;
+//   - typedControl: another such informer's, for BenchmarkReadInterleaved,
+//     whose contenders must not read objects another has just read;
 //   - unstructured: typed.UnstructuredFor's informer, read by the generic
 //     Lister of *unstructured.Unstructured (the library's decoder:
 //     protobuf converted once, repeated strings and labels shared);
 //   - dynamic: client-go's dynamic informer (JSON, as the dynamic client
-//     decodes it), read by dynamiclister.
+//     decodes it), read by dynamiclister;
+//   - controllerRuntime and controllerRuntimeNoDeepCopy: controller-runtime
+//     caches, deep-copying (its default) and not (UnsafeDisableDeepCopy).
 //
 // Each has the namespace index and a node index.
+//
+// They are filled once per process (sharedReadCaches), from an API server
+// of their own, which is stopped with every informer before the first read
+// is measured, and its garbage collected: the reads are measured in a
+// process where nothing else runs. With the server running beside them, in
+// the same process, its work and its garbage collections made the same
+// read on the same cache measure up to twice as slow from one run to the
+// next (the report's notes at 21f150f).
 type readCaches struct {
-	typed, unstructured, dynamic toolscache.Indexer
-	config                       *rest.Config
+	typed, typedControl, unstructured, dynamic     toolscache.Indexer
+	controllerRuntime, controllerRuntimeNoDeepCopy client.Reader
 }
 
-// newReadCaches fills the caches; they stop when ctx ends or at b's
-// cleanup, whichever comes first.
-func newReadCaches(b *testing.B, ctx context.Context) *readCaches {
-	b.Helper()
-	config := podServer(b)
-	ctx, cancel := context.WithCancel(ctx)
-	nodeIndexers := toolscache.Indexers{"node": nodeIndex}
+var (
+	readCachesOnce   sync.Once
+	readCachesFilled *readCaches
+	readCachesErr    error
+)
 
+// sharedReadCaches returns the read caches, filling them on first use
+// (fillReadCaches). It fails b if they could not be filled.
+func sharedReadCaches(b *testing.B) *readCaches {
+	b.Helper()
+	readCachesOnce.Do(func() { readCachesFilled, readCachesErr = fillReadCaches() })
+	if readCachesErr != nil {
+		b.Fatal(readCachesErr)
+	}
+	return readCachesFilled
+}
+
+// fillReadCaches starts an API server, seeds it with the benchmark Pods,
+// fills every read cache from it, then stops the informers, the server
+// and its etcd, and collects their garbage. A stopped informer's cache
+// stays readable: the caches hold the Pods as they were listed.
+func fillReadCaches() (caches *readCaches, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	server, err := apiserver.Start(ctx, apiserver.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer server.Stop()
+	c, err := cluster.New(server.Config)
+	if err != nil {
+		return nil, err
+	}
+	if err := seedPods(c); err != nil {
+		return nil, err
+	}
+	informersCtx, stopInformers := context.WithCancel(ctx)
+	caches, stopped, err := startReadCaches(informersCtx, server.Config)
+	// Every informer stops before the server does (the deferred Stop):
+	// none is left retrying against it.
+	stopInformers()
+	stopped()
+	if err != nil {
+		return nil, err
+	}
+	server.Stop()
+	runtime.GC()
+	runtime.GC()
+	debug.FreeOSMemory()
+	if err := caches.check(); err != nil {
+		return nil, fmt.Errorf("after the server stopped: %w", err)
+	}
+	return caches, nil
+}
+
+// startReadCaches starts every informer of the read caches on ctx and
+// waits until they have synced. stopped waits until, ctx ended, every
+// informer has stopped; call it even on an error.
+func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCaches, stopped func(), err error) {
+	var waits []func()
+	stopped = func() {
+		for _, wait := range waits {
+			wait()
+		}
+	}
+	nodeIndexers := toolscache.Indexers{"node": nodeIndex}
 	protobuf := rest.CopyConfig(config)
 	protobuf.ContentType = "application/vnd.kubernetes.protobuf"
 	typedFactory := informers.NewSharedInformerFactory(kubernetes.NewForConfigOrDie(protobuf), 0)
 	typedInformer := typedFactory.Core().V1().Pods().Informer()
+	controlFactory := informers.NewSharedInformerFactory(kubernetes.NewForConfigOrDie(protobuf), 0)
+	controlInformer := controlFactory.Core().V1().Pods().Informer()
 	dynamicFactory := dynamicinformer.NewDynamicSharedInformerFactory(dynamic.NewForConfigOrDie(config), 0)
 	dynamicInformer := dynamicFactory.ForResource(podsGVR).Informer()
-	for _, informer := range []toolscache.SharedIndexInformer{typedInformer, dynamicInformer} {
+	for _, informer := range []toolscache.SharedIndexInformer{typedInformer, controlInformer, dynamicInformer} {
 		if err := informer.AddIndexers(nodeIndexers); err != nil {
-			b.Fatal(err)
+			return nil, stopped, err
 		}
 	}
 	factory, err := typed.NewFactory(config, clientgoscheme.Scheme, generic.WithIndexers(nodeIndexers))
 	if err != nil {
-		b.Fatal(err)
+		return nil, stopped, err
 	}
-	// Cancelled first: the factories' Shutdown waits for their informers,
-	// which stop with ctx.
-	b.Cleanup(func() { cancel(); typedFactory.Shutdown(); dynamicFactory.Shutdown(); factory.Shutdown() })
+	// The factories' Shutdown waits for their informers, which stop with
+	// ctx.
+	waits = append(waits, typedFactory.Shutdown, controlFactory.Shutdown, dynamicFactory.Shutdown, factory.Shutdown)
 	unstructuredInformer, err := typed.UnstructuredFor(factory, podsGVR)
 	if err != nil {
-		b.Fatal(err)
+		return nil, stopped, err
 	}
 	typedFactory.Start(ctx.Done())
+	controlFactory.Start(ctx.Done())
 	dynamicFactory.Start(ctx.Done())
 	factory.Start(ctx)
-	if !toolscache.WaitForCacheSync(ctx.Done(), typedInformer.HasSynced, dynamicInformer.HasSynced, unstructuredInformer.HasSynced) {
-		b.Fatal("read caches did not sync")
+	caches = &readCaches{
+		typed: typedInformer.GetIndexer(), typedControl: controlInformer.GetIndexer(), unstructured: unstructuredInformer.Informer().GetIndexer(),
+		dynamic: dynamicInformer.GetIndexer(),
 	}
-	caches := &readCaches{
-		typed: typedInformer.GetIndexer(), unstructured: unstructuredInformer.Informer().GetIndexer(),
-		dynamic: dynamicInformer.GetIndexer(), config: config,
-	}
-	for name, indexer := range map[string]toolscache.Indexer{"typed": caches.typed, "unstructured": caches.unstructured, "dynamic": caches.dynamic} {
-		if n := len(indexer.ListKeys()); n != objects {
-			b.Fatalf("%s cache holds %d Pods, want %d", name, n, objects)
+	for _, noDeepCopy := range []bool{false, true} {
+		reader, wait, err := startControllerRuntimeCache(ctx, config, noDeepCopy)
+		waits = append(waits, wait)
+		if err != nil {
+			return nil, stopped, err
+		}
+		if noDeepCopy {
+			caches.controllerRuntimeNoDeepCopy = reader
+		} else {
+			caches.controllerRuntime = reader
 		}
 	}
-	return caches
+	if !toolscache.WaitForCacheSync(ctx.Done(), typedInformer.HasSynced, controlInformer.HasSynced, dynamicInformer.HasSynced, unstructuredInformer.HasSynced) {
+		return nil, stopped, errors.New("read caches did not sync")
+	}
+	return caches, stopped, caches.check()
 }
 
-var (
-	podSeedOnce sync.Once
-	podSeedErr  error
-)
-
-// podServer returns the embedded server holding the benchmark Pods
-// (newPod), `objects` of them, in namespaces ns-0 to ns-99.
-func podServer(b *testing.B) *rest.Config {
-	b.Helper()
-	s := sharedServer(b)
-	podSeedOnce.Do(func() {
-		c, err := cluster.New(s.Config)
-		if err != nil {
-			podSeedErr = err
-			return
-		}
-		podSeedErr = seedPods(c)
+// startControllerRuntimeCache starts a controller-runtime cache of the
+// benchmark Pods, with the node index, and waits until it has synced. wait
+// waits until, ctx ended, it has stopped.
+func startControllerRuntimeCache(ctx context.Context, config *rest.Config, noDeepCopy bool) (reader client.Reader, wait func(), err error) {
+	done := make(chan struct{})
+	wait = func() { <-done }
+	c, err := crcache.New(config, crcache.Options{
+		Scheme:                       clientgoscheme.Scheme,
+		DefaultUnsafeDisableDeepCopy: ptr.To(noDeepCopy),
 	})
-	if podSeedErr != nil {
-		b.Fatal(podSeedErr)
+	if err != nil {
+		close(done)
+		return nil, wait, err
 	}
-	return s.Config
+	if err := c.IndexField(ctx, &corev1.Pod{}, "node", func(o client.Object) []string { return []string{o.GetLabels()["node"]} }); err != nil {
+		close(done)
+		return nil, wait, err
+	}
+	go func() {
+		defer close(done)
+		_ = c.Start(ctx)
+	}()
+	if _, err := c.GetInformer(ctx, &corev1.Pod{}); err != nil {
+		return nil, wait, err
+	}
+	if !c.WaitForCacheSync(ctx) {
+		return nil, wait, errors.New("controller-runtime cache did not sync")
+	}
+	return c, wait, nil
+}
+
+// check returns an error unless every cache holds the `objects` Pods.
+func (c *readCaches) check() error {
+	for name, indexer := range map[string]toolscache.Indexer{"typed": c.typed, "typedControl": c.typedControl, "unstructured": c.unstructured, "dynamic": c.dynamic} {
+		if n := len(indexer.ListKeys()); n != objects {
+			return fmt.Errorf("%s cache holds %d Pods, want %d", name, n, objects)
+		}
+	}
+	for name, reader := range map[string]client.Reader{"controller-runtime": c.controllerRuntime, "controller-runtime-nodeepcopy": c.controllerRuntimeNoDeepCopy} {
+		var pods corev1.PodList
+		if err := reader.List(context.Background(), &pods); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if len(pods.Items) != objects {
+			return fmt.Errorf("%s cache holds %d Pods, want %d", name, len(pods.Items), objects)
+		}
+	}
+	return nil
 }
 
 func seedPods(c *cluster.Cluster) error {

@@ -11,12 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic/dynamiclister"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	listersv1 "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/utils/ptr"
-	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/generic-informers/generic"
@@ -29,13 +25,6 @@ type reader struct {
 	get           func(namespace, name string) int
 	namespaceList func(namespace string, selector labels.Selector) int
 	byIndex       func(node string) int // nil: no such read
-}
-
-// readSetup is every contender of the read benchmarks, over the caches
-// of readCaches and a controller-runtime cache of the same Pods.
-type readSetup struct {
-	readers []reader
-	stop    func()
 }
 
 func nodeIndex(obj any) ([]string, error) {
@@ -57,22 +46,18 @@ func syncedIndexer(b *testing.B, ctx context.Context, list runtime.Object, examp
 	return informer.GetIndexer()
 }
 
-func newReadSetup(b *testing.B) *readSetup {
+// newReaders returns every contender of the read benchmarks, over the
+// shared read caches (sharedReadCaches).
+func newReaders(b *testing.B) []reader {
 	b.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	// On a failure below, b.Fatal runs the cleanups, not the caller's
-	// deferred stop: the cancel must be one of them.
-	b.Cleanup(cancel)
-	caches := newReadCaches(b, ctx)
-	s := &readSetup{stop: cancel}
-	s.readers = append(s.readers,
+	caches := sharedReadCaches(b)
+	return []reader{
 		genericTypedReader(typedLister(caches.typed)), genericUnstructuredReader(unstructuredLister(caches.unstructured)),
 		clientGoReader("client-go", podLister(caches.typed), caches.typed), clientGoInPlaceReader(caches.typed),
 		dynamicListerReader(dynamicLister(caches.dynamic), caches.dynamic),
-		controllerRuntimeReader(b, ctx, caches.config, "controller-runtime", false),
-		controllerRuntimeReader(b, ctx, caches.config, "controller-runtime-nodeepcopy", true),
-	)
-	return s
+		controllerRuntimeReader("controller-runtime", caches.controllerRuntime),
+		controllerRuntimeReader("controller-runtime-nodeepcopy", caches.controllerRuntimeNoDeepCopy),
+	}
 }
 
 // The listers are made behind functions the compiler does not inline, as a
@@ -168,27 +153,9 @@ func clientGoInPlaceReader(indexer toolscache.Indexer) reader {
 	return r
 }
 
-// controllerRuntimeReader reads through a controller-runtime cache of the
-// benchmark Pods, listed from the embedded API server.
-func controllerRuntimeReader(b *testing.B, ctx context.Context, config *rest.Config, name string, noDeepCopy bool) reader {
-	c, err := crcache.New(config, crcache.Options{
-		Scheme:                       clientgoscheme.Scheme,
-		DefaultUnsafeDisableDeepCopy: ptr.To(noDeepCopy),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := c.IndexField(ctx, &corev1.Pod{}, "node", func(o client.Object) []string { return []string{o.GetLabels()["node"]} }); err != nil {
-		b.Fatal(err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if _, err := c.GetInformer(ctx, &corev1.Pod{}); err != nil {
-		b.Fatal(err)
-	}
-	if !c.WaitForCacheSync(ctx) {
-		b.Fatal("controller-runtime cache did not sync")
-	}
-	var r client.Reader = c
+// controllerRuntimeReader reads through a controller-runtime cache's
+// client.Reader.
+func controllerRuntimeReader(name string, r client.Reader) reader {
 	return reader{
 		name: name,
 		get: func(ns, name string) int {
@@ -231,9 +198,8 @@ func count[T any](objs []T, err error) int {
 
 // BenchmarkReadGet gets one Pod by namespace and name.
 func BenchmarkReadGet(b *testing.B) {
-	s := newReadSetup(b)
-	defer s.stop()
-	for _, r := range s.readers {
+	readers := newReaders(b)
+	for _, r := range readers {
 		b.Run("contender="+r.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
@@ -247,8 +213,7 @@ func BenchmarkReadGet(b *testing.B) {
 // BenchmarkReadNamespaceList lists the Pods of one namespace that a label
 // selector matches (a tenth of them).
 func BenchmarkReadNamespaceList(b *testing.B) {
-	s := newReadSetup(b)
-	defer s.stop()
+	readers := newReaders(b)
 	// Pods of a namespace have app labels app-0, app-1, ... in turn.
 	want := 0
 	for k := range objects / namespaces {
@@ -256,7 +221,7 @@ func BenchmarkReadNamespaceList(b *testing.B) {
 			want++
 		}
 	}
-	for _, r := range s.readers {
+	for _, r := range readers {
 		b.Run("contender="+r.name, func(b *testing.B) {
 			selector := labels.SelectorFromSet(labels.Set{"app": "app-3"})
 			b.ReportAllocs()
@@ -271,10 +236,9 @@ func BenchmarkReadNamespaceList(b *testing.B) {
 
 // BenchmarkReadByIndex reads the Pods of one node through an index.
 func BenchmarkReadByIndex(b *testing.B) {
-	s := newReadSetup(b)
-	defer s.stop()
+	readers := newReaders(b)
 	want := objects / nodes
-	for _, r := range s.readers {
+	for _, r := range readers {
 		b.Run("contender="+r.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
