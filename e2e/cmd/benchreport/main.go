@@ -43,7 +43,7 @@ func main() {
 
 // groups are the benchmark runs, each with the -benchtime that suits it.
 var groups = []group{
-	{name: "reads", pattern: "^BenchmarkRead(Get|List|NamespaceList|ByIndex)$", benchtime: "300ms"},
+	{name: "reads", pattern: "^BenchmarkRead(Get|List|NamespaceList|ByIndex|Interleaved)$", benchtime: "300ms"},
 	{name: "ingest", pattern: "^BenchmarkIngest$", benchtime: "3x"},
 	{name: "typedview", pattern: "^BenchmarkTypedViewRead$", benchtime: "300ms"},
 	{name: "sync", pattern: "^BenchmarkSync$", benchtime: "1x"},

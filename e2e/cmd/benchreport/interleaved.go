@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// interleavedBench is the prefix of BenchmarkReadInterleaved's results:
+// "ReadInterleaved/read=List/cpucache=cold", ... Its contenders are not
+// sub-benchmarks but metrics of each result ("generic-typed-ns/op").
+const interleavedBench = "ReadInterleaved/"
+
+// interleavedReads are BenchmarkReadInterleaved's reads and CPU cache
+// states, in the order of the report.
+var interleavedReads = []struct{ read, cpuCache string }{
+	{"List", "cold"}, {"List", "warm"}, {"NamespaceList", "cold"}, {"NamespaceList", "warm"},
+}
+
+func interleavedName(read, cpuCache string) string {
+	return fmt.Sprintf("%sread=%s/cpucache=%s", interleavedBench, read, cpuCache)
+}
+
+// pairedRatio is the median, over the runs of an interleaved bench, of a's
+// time over b's in the same run (the ratio of two contenders that read
+// under the same conditions), with the medians of each and the number of
+// runs.
+type pairedRatio struct {
+	value, a, b float64
+	runs        int
+}
+
+func pairedRatioOf(results []result, bench, a, b string) pairedRatio {
+	var ratios, as, bs []float64
+	for _, r := range results {
+		va, okA := r.values[a+"-ns/op"]
+		vb, okB := r.values[b+"-ns/op"]
+		if r.bench != bench || !okA || !okB || vb == 0 {
+			continue
+		}
+		ratios, as, bs = append(ratios, va/vb), append(as, va), append(bs, vb)
+	}
+	return pairedRatio{value: medianOf(ratios), a: medianOf(as), b: medianOf(bs), runs: len(ratios)}
+}
+
+func (r pairedRatio) String() string {
+	return fmt.Sprintf("%.2f× (%s vs %s, median of %d paired runs)", r.value, duration(r.a), duration(r.b), r.runs)
+}
+
+func medianOf(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2]
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+}
+
+// interleavedTable writes BenchmarkReadInterleaved's table: each
+// contender's median time, generic-unstructured's paired ratio to
+// generic-typed, and the control's (client-go to generic-typed).
+func (r *report) interleavedTable(b *bytes.Buffer) {
+	results := r.results["reads"]
+	b.WriteString("| read | CPU cache | generic-typed | generic-unstructured | client-go | unstructured / typed | control: client-go / typed |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, read := range interleavedReads {
+		bench := interleavedName(read.read, read.cpuCache)
+		unstructured := pairedRatioOf(results, bench, "generic-unstructured", "generic-typed")
+		control := pairedRatioOf(results, bench, "client-go", "generic-typed")
+		if unstructured.runs == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.2f× | %.2f× |\n", read.read, read.cpuCache,
+			duration(unstructured.b), duration(unstructured.a), duration(control.a), unstructured.value, control.value)
+	}
+	b.WriteString("\n")
+}
+
+// isInterleaved reports whether bench is one of BenchmarkReadInterleaved's.
+func isInterleaved(bench string) bool {
+	return strings.HasPrefix(bench, interleavedBench)
+}
