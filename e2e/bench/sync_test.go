@@ -324,7 +324,8 @@ func shuffled(n int) []syncContender {
 // one informer, from start until synced. It reports the heap the synced
 // cache holds per object, measured in a process of its own (heapInChild:
 // live heap after forced GCs, less the baseline before the informer
-// started; see heap_test.go for why not in this process).
+// started; see heap_test.go for why not in this process), and the time the
+// sync took there (alone-ns/op).
 //
 // The contenders run in a different order at every -count run (shuffled,
 // the same from run to run): in a fixed order, or merely rotated, the
@@ -361,7 +362,8 @@ func warmUp(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource) 
 
 // measureSync times contender's syncs in this process, each from a
 // collected heap, then measures once, in a child process (heapInChild), the
-// live heap its synced cache holds.
+// live heap its synced cache holds and the time it takes to sync there
+// (alone-ns/op: the client alone in its process).
 func measureSync(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, contender string, run syncer) {
 	b.ReportAllocs()
 	for b.Loop() {
@@ -375,9 +377,11 @@ func measureSync(b *testing.B, config *rest.Config, gvr schema.GroupVersionResou
 		b.StartTimer()
 	}
 	b.StopTimer()
-	heap := float64(heapInChild(b, config, gvr, contender))
+	child := heapInChild(b, config, gvr, contender)
+	heap := float64(child.heap)
 	b.ReportMetric(heap, "heap-B")
 	b.ReportMetric(heap/float64(objects), "B/object")
+	b.ReportMetric(float64(child.sync.Nanoseconds()), "alone-ns/op")
 }
 
 func waitSynced(b *testing.B, synced <-chan struct{}) {
