@@ -9,4 +9,8 @@
 // 2 KiB for the sync.
 //
 //	BENCH_OBJECTS=500 go test ./bench -run '^$' -bench . -benchtime 1x
+//
+// The read benchmarks' caches stay filled for the rest of their process
+// (see readCaches): cmd/benchreport runs each group of benchmarks in a
+// process of its own, so that none runs beside another's heap.
 package bench

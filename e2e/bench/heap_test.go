@@ -25,10 +25,10 @@ import (
 // BenchmarkSyncHeapChild, which connects to the parent's embedded API
 // server, measures the live heap after forced collections with nothing but
 // a warm client live (the baseline), syncs one informer, and measures again.
-// It also times that sync: the client's cost alone, without the server's
-// work and garbage collections in its process (at 100,000 objects the
-// embedded server's live heap is about 1.5 GB, and every collection during
-// a sync in its process marks it all).
+// It also times that sync: the client in a process of its own, without the
+// server's garbage collections (at 100,000 objects the embedded server's
+// live heap is about 1.5 GB, and every collection during a sync in its
+// process marks it all). The server, in the parent, still shares the CPUs.
 //
 // Measured in the benchmark's own process, as before, the difference of two
 // live heaps also counted whatever else changed between them: the embedded

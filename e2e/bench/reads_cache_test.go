@@ -50,13 +50,15 @@ import (
 //
 // Each has the namespace index and a node index.
 //
-// They are filled once per process (sharedReadCaches), from an API server
-// of their own, which is stopped with every informer before the first read
-// is measured, and its garbage collected: the reads are measured in a
-// process where nothing else runs. With the server running beside them, in
-// the same process, its work and its garbage collections made the same
-// read on the same cache measure up to twice as slow from one run to the
-// next (the report's notes at 21f150f).
+// They are filled once per process (sharedReadCaches), one after the
+// other, from an API server of their own, which is stopped with every
+// informer before the first read is measured, and its garbage collected:
+// its work and its collections do not count in the reads. (That was not
+// what made the same read on the same cache measure up to twice as slow
+// from one run to the next, in the report of 0197ee3: the swings stayed,
+// see BenchmarkReadInterleaved.) The caches stay for the rest of the
+// process, about six times the Pods' heap: benchmarks after them in one
+// process (go test -bench .) run beside it.
 type readCaches struct {
 	typed, typedControl, unstructured, dynamic     toolscache.Indexer
 	controllerRuntime, controllerRuntimeNoDeepCopy client.Reader
@@ -108,17 +110,20 @@ func fillReadCaches() (caches *readCaches, err error) {
 		return nil, err
 	}
 	server.Stop()
-	runtime.GC()
-	runtime.GC()
-	debug.FreeOSMemory()
+	// Checked before the collection: the check of the deep-copying
+	// controller-runtime cache copies every Pod, garbage the first
+	// measured read would otherwise collect.
 	if err := caches.check(); err != nil {
 		return nil, fmt.Errorf("after the server stopped: %w", err)
 	}
+	runtime.GC()
+	runtime.GC()
+	debug.FreeOSMemory()
 	return caches, nil
 }
 
-// startReadCaches starts every informer of the read caches on ctx and
-// waits until they have synced. stopped waits until, ctx ended, every
+// startReadCaches starts every informer of the read caches on ctx, one
+// after the other, each once the previous one has synced. stopped waits until, ctx ended, every
 // informer has stopped; call it even on an error.
 func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCaches, stopped func(), err error) {
 	var waits []func()
@@ -152,10 +157,24 @@ func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCach
 	if err != nil {
 		return nil, stopped, err
 	}
-	typedFactory.Start(ctx.Done())
-	controlFactory.Start(ctx.Done())
-	dynamicFactory.Start(ctx.Done())
-	factory.Start(ctx)
+	// One cache after the other, as a process fills its one cache: filled
+	// together, the objects of two caches would be allocated in turn, side
+	// by side, and reading one would bring the other's into the CPU's
+	// cache.
+	for _, fill := range []struct {
+		start     func()
+		hasSynced toolscache.InformerSynced
+	}{
+		{func() { typedFactory.Start(ctx.Done()) }, typedInformer.HasSynced},
+		{func() { controlFactory.Start(ctx.Done()) }, controlInformer.HasSynced},
+		{func() { factory.Start(ctx) }, unstructuredInformer.HasSynced},
+		{func() { dynamicFactory.Start(ctx.Done()) }, dynamicInformer.HasSynced},
+	} {
+		fill.start()
+		if !toolscache.WaitForCacheSync(ctx.Done(), fill.hasSynced) {
+			return nil, stopped, errors.New("read caches did not sync")
+		}
+	}
 	caches = &readCaches{
 		typed: typedInformer.GetIndexer(), typedControl: controlInformer.GetIndexer(), unstructured: unstructuredInformer.Informer().GetIndexer(),
 		dynamic: dynamicInformer.GetIndexer(),
@@ -172,10 +191,7 @@ func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCach
 			caches.controllerRuntime = reader
 		}
 	}
-	if !toolscache.WaitForCacheSync(ctx.Done(), typedInformer.HasSynced, controlInformer.HasSynced, dynamicInformer.HasSynced, unstructuredInformer.HasSynced) {
-		return nil, stopped, errors.New("read caches did not sync")
-	}
-	return caches, stopped, caches.check()
+	return caches, stopped, nil
 }
 
 // startControllerRuntimeCache starts a controller-runtime cache of the

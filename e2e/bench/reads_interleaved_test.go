@@ -67,9 +67,11 @@ type interleaved struct {
 // and reports each one's mean time per read. It fails b if the contenders
 // of one iteration read different numbers of objects.
 //
-// Cold, each contender reads what the two others' reads have pushed out of
-// the CPU's caches, in part or in whole, as a controller reads between
-// reconciles. Warm, each contender's timed read comes right after the same
+// Cold, between two reads of a contender come one to four reads of the
+// others (the order rotates: 0 1 2 | 1 2 0 | 2 0 1), which push its objects
+// out of the CPU's caches in part or in whole, as a controller's other work
+// does between its reads; the reads in between are the same for every
+// contender over three iterations. Warm, each contender's timed read comes right after the same
 // read untimed: what it reads is in the CPU's caches as far as they hold
 // it.
 func runInterleaved(b *testing.B, contenders []interleaved, warm bool) {

@@ -363,7 +363,7 @@ func warmUp(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource) 
 // measureSync times contender's syncs in this process, each from a
 // collected heap, then measures once, in a child process (heapInChild), the
 // live heap its synced cache holds and the time it takes to sync there
-// (alone-ns/op: the client alone in its process).
+// (alone-ns/op: the client in a process of its own).
 func measureSync(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, contender string, run syncer) {
 	b.ReportAllocs()
 	for b.Loop() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,17 +25,17 @@ func TestPairedRatioOf(t *testing.T) {
 		{
 			name: "unstructured over typed", bench: interleavedName("List", "cold"),
 			a: "generic-unstructured", b: "generic-typed",
-			want: pairedRatio{value: 1.1, a: 2.2e6, b: 2e6, runs: 3},
+			want: pairedRatio{value: 1.1, min: 0.5, max: 3, a: 2.2e6, b: 2e6, runs: 3},
 		},
 		{
 			name:  "the control: median of 1, 1 and 1.5 is 1, where the medians give 1.5",
 			bench: interleavedName("List", "cold"), a: "client-go", b: "generic-typed",
-			want: pairedRatio{value: 1, a: 3e6, b: 2e6, runs: 3},
+			want: pairedRatio{value: 1, min: 1, max: 1.5, a: 3e6, b: 2e6, runs: 3},
 		},
 		{
 			name: "one run", bench: interleavedName("NamespaceList", "warm"),
 			a: "generic-unstructured", b: "generic-typed",
-			want: pairedRatio{value: 1.5, a: 75000, b: 50000, runs: 1},
+			want: pairedRatio{value: 1.5, min: 1.5, max: 1.5, a: 75000, b: 50000, runs: 1},
 		},
 		{
 			name: "no such bench", bench: interleavedName("NamespaceList", "cold"),
@@ -69,3 +70,58 @@ var cmpApprox = cmp.Comparer(func(x, y float64) bool {
 	}
 	return d <= 1e-6*max(x, y, -x, -y)
 })
+
+// TestReadTargets judges issue 12's read targets on testdata/targets.txt
+// (made-up results): List's warm ratios straddle 1.5x (1.4x to 1.7x,
+// median 1.6x), Namespace(ns).List's cold ones all exceed it. And no other
+// target reads BenchmarkReadInterleaved's results as sub-benchmarks: they
+// have no contenders, and "within 5% of client-go" would find 0 ns within
+// 5% of 0 ns.
+func TestReadTargets(t *testing.T) {
+	output, err := os.ReadFile("testdata/targets.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{results: map[string][]result{"reads": parse(output)}}
+	type row struct{ name, verdict string }
+	var got []row
+	for _, target := range r.unstructuredTargets()[:2] {
+		got = append(got, row{target.name, target.verdict})
+	}
+	want := []row{
+		{"ReadList with a label selector: unstructured ≤ 1.5× typed's time (interleaved, CPU cache cold and warm), ≤ 2× its allocations", inconclusive},
+		{"ReadNamespaceList with a label selector: unstructured ≤ 1.5× typed's time (interleaved, CPU cache cold and warm), ≤ 2× its allocations", missed},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{})); diff != "" {
+		t.Errorf("read targets (-want +got):\n%s", diff)
+	}
+	for _, line := range strings.Split(r.targets(), "\n") {
+		if strings.HasPrefix(line, "| ReadInterleaved") {
+			t.Errorf("a target of BenchmarkReadInterleaved's results as sub-benchmarks: %s", line)
+		}
+	}
+}
+
+func TestReadVerdict(t *testing.T) {
+	twice := measuredRatio{value: 1, a: 12, b: 12}
+	tests := []struct {
+		name        string
+		cold, warm  string
+		allocs      measuredRatio
+		wantVerdict string
+	}{
+		{"both met", met, met, twice, met},
+		{"one inconclusive", met, inconclusive, twice, inconclusive},
+		{"one missed", inconclusive, missed, twice, missed},
+		{"allocations over 2x", met, met, measuredRatio{value: 2.5, a: 30, b: 12}, missed},
+		{"a time not measured", notMeasured, met, twice, notMeasured},
+		{"allocations not measured", met, met, measuredRatio{}, notMeasured},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.wantVerdict, readVerdict(tc.cold, tc.warm, tc.allocs)); diff != "" {
+				t.Errorf("readVerdict (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

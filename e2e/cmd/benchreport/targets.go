@@ -22,6 +22,7 @@ const (
 	met          = "met"
 	missed       = "missed"
 	inconclusive = "inconclusive (noise larger than the margin)"
+	notMeasured  = "not measured"
 )
 
 // samples returns the values of unit over the runs of bench and contender.
@@ -66,6 +67,9 @@ func (r *report) targets() string {
 	var ts []target
 	reads, ingest, view, sync := r.results["reads"], r.results["ingest"], r.results["typedview"], r.results["sync"]
 	for _, bench := range benches(reads) {
+		if isInterleaved(bench) {
+			continue // its contenders are metrics, judged in unstructuredTargets
+		}
 		ns, _ := median(reads, bench, "generic-typed", "ns/op")
 		base, _ := median(reads, bench, "client-go", "ns/op")
 		allocs, _ := median(reads, bench, "generic-typed", "allocs/op")
