@@ -72,6 +72,9 @@ func appendMatching(items []any, selector labels.Selector, selectAll bool, appen
 	// with e2e/bench's BenchmarkReadInterleaved (10,000 Pods from a cold
 	// CPU cache, against the typed Lister): List took 1.95x typed's time
 	// object by object, 1.0x batched; Namespace(ns).List 1.5x and 0.93x.
+	// Before each level's lookups, a pass reads the maps' headers
+	// (readHeaders): List then took 0.85x typed's time from a cold cache
+	// where it took 1.0x without, Namespace(ns).List 0.85x where 0.95x.
 	// (A pass that also read each object's first selected label ahead of
 	// the match gained nothing cold and cost 8% warm: it is gone.)
 	//
@@ -89,12 +92,14 @@ func appendMatching(items []any, selector labels.Selector, selectAll bool, appen
 			}
 		}
 		for _, level := range [...]string{"metadata", "labels"} {
+			m.readHeaders(found[:len(batch)], ok[:len(batch)])
 			for i := range batch {
 				if ok[i] {
 					found[i], ok[i] = found[i][level].(map[string]any)
 				}
 			}
 		}
+		m.readHeaders(found[:len(batch)], ok[:len(batch)])
 		for i, item := range batch {
 			matches, err := m.matches(item, found[i], ok[i])
 			if err != nil {
@@ -119,6 +124,21 @@ type matcher struct {
 	// matchesNone is whether selector matches an object without labels,
 	// once known (noneKnown).
 	matchesNone, noneKnown bool
+	// entries is where readHeaders leaves what it read.
+	entries int
+}
+
+// readHeaders reads the header of each map found[i] (ok[i]), its number
+// of entries, so that the lookups that follow find the headers in the
+// CPU's cache: a Go map's lookup reads its header, then its group, two
+// misses one after the other, where this loop, a load per map, has the
+// misses of many maps under way at once.
+func (m *matcher) readHeaders(found []unstructuredLabels, ok []bool) {
+	for i, l := range found {
+		if ok[i] {
+			m.entries += len(l)
+		}
+	}
 }
 
 // matches returns whether the selector matches obj's labels, exactly as it
