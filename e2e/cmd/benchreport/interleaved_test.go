@@ -125,3 +125,26 @@ func TestReadVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestMeasuredRatioVerdict: the sync targets' verdicts, as within judges
+// the other targets (in the report of a5e1e99, Widgets' unstructured sync
+// at 1.18x typed with p=0.132 was called missed).
+func TestMeasuredRatioVerdict(t *testing.T) {
+	tests := []struct {
+		name  string
+		ratio measuredRatio
+		want  string
+	}{
+		{"within the limit", measuredRatio{value: 1.05, a: 105, b: 100, p: 0.002}, met},
+		{"over, the samples differ", measuredRatio{value: 1.18, a: 118, b: 100, p: 0.002}, missed},
+		{"over, the samples do not differ", measuredRatio{value: 1.18, a: 118, b: 100, p: 0.132}, inconclusive},
+		{"no baseline", measuredRatio{}, notMeasured},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.ratio.verdict(1.1)); diff != "" {
+				t.Errorf("verdict(1.1) (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -35,7 +35,7 @@ func (r *report) unstructuredTargets() []target {
 			ts = append(ts, target{
 				name:     fmt.Sprintf("%s: unstructured sync ≤ %g× typed (%s)", bench, limit.limit, limit.what),
 				measured: t.String(),
-				verdict:  verdictOf(t.value <= limit.limit),
+				verdict:  t.verdict(limit.limit),
 			})
 		}
 	}
@@ -82,6 +82,22 @@ func ratioOf(results []result, bench, a, b, unit string) measuredRatio {
 		r.value = ma / mb
 	}
 	return r
+}
+
+// verdict judges "a is at most limit times b" as within judges the other
+// targets: met if the ratio of medians is; missed if it is not and the two
+// samples differ (p < 0.05); inconclusive if it is not but they do not
+// differ, the noise larger than the margin.
+func (r measuredRatio) verdict(limit float64) string {
+	switch {
+	case r.b == 0:
+		return notMeasured
+	case r.value <= limit:
+		return met
+	case r.p >= 0.05:
+		return inconclusive
+	}
+	return missed
 }
 
 func (r measuredRatio) String() string {
