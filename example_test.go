@@ -60,8 +60,10 @@ func ExampleNewFactory() {
 	if err != nil {
 		panic(err)
 	}
+	// The ErrorHandler runs on the informer's callbacks goroutine, not the
+	// one that met the error: its line may come before or after this one.
 	fmt.Println(small.Name, small.Spec.Size)
-	// Output:
+	// Unordered output:
 	// skipped: convert example.com/v1, Resource=widgets "default/broken": from unstructured to *generic_test.Widget: unrecognized type: int
 	// small 1
 }
