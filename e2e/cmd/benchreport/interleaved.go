@@ -72,18 +72,6 @@ func (r pairedRatio) verdict(limit float64) string {
 	return inconclusive
 }
 
-func medianOf(vs []float64) float64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	vs = slices.Clone(vs)
-	slices.Sort(vs)
-	if len(vs)%2 == 1 {
-		return vs[len(vs)/2]
-	}
-	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
-}
-
 // interleavedTable writes BenchmarkReadInterleaved's table: each
 // contender's median time, generic-unstructured's paired ratio to
 // generic-typed, and the control's (client-go to generic-typed).

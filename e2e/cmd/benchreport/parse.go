@@ -57,22 +57,21 @@ func parse(output []byte) []result {
 // median is the median of unit over the results of bench and contender; ok
 // is false if there is none.
 func median(results []result, bench, contender, unit string) (float64, bool) {
-	var vs []float64
-	for _, r := range results {
-		if r.bench == bench && r.contender == contender {
-			if v, ok := r.values[unit]; ok {
-				vs = append(vs, v)
-			}
-		}
-	}
+	vs := samples(results, bench, contender, unit)
+	return medianOf(vs), len(vs) > 0
+}
+
+// medianOf is the median of vs, 0 if vs is empty.
+func medianOf(vs []float64) float64 {
 	if len(vs) == 0 {
-		return 0, false
+		return 0
 	}
+	vs = slices.Clone(vs)
 	slices.Sort(vs)
 	if len(vs)%2 == 1 {
-		return vs[len(vs)/2], true
+		return vs[len(vs)/2]
 	}
-	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
 }
 
 // benches returns the benchmark names of results, in order of appearance.
