@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -87,25 +88,12 @@ func newScheme() (*apiruntime.Scheme, error) {
 // createConcurrently calls create(i) for i in [0, n) from 32 goroutines,
 // as the seeds create objects, and returns the first error.
 func createConcurrently(n int, create func(i int) error) error {
-	errs := make(chan error, n)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for i := range work {
-				if err := create(i); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
+	var g errgroup.Group
+	g.SetLimit(32)
 	for i := range n {
-		work <- i
+		g.Go(func() error { return create(i) })
 	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return g.Wait()
 }
 
 func seed(c *cluster.Cluster) error {
