@@ -353,7 +353,9 @@ func (in *interner) boxed(s string, boxedS any) any {
 // slots: the high bits of s's 64-bit FNV-1a hash. A hash of its own, with
 // no random seed, so that which strings share a pair is the same in every
 // run (a flood of strings chosen to share one pair costs only their own
-// sharing).
+// sharing). Written out rather than hash/fnv, whose New64a and Write cost
+// two allocations a string (32 B, 65 ns measured), on every string of
+// every object decoded.
 func pairOf(s string) int {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
