@@ -62,38 +62,54 @@ type interleaved struct {
 	read func(i int) int
 }
 
-// runInterleaved runs every contender once per iteration, starting with a
-// different one each time (no contender always reads right after another),
-// and reports each one's mean time per read. It fails b if the contenders
-// of one iteration read different numbers of objects.
+// runInterleaved runs every contender once per iteration, in turn
+// (rotate), and reports each one's mean time per read. It fails b if the
+// contenders of one iteration read different numbers of objects.
 //
 // Cold, between two reads of a contender come one to four reads of the
 // others (the order rotates: 0 1 2 | 1 2 0 | 2 0 1), which push its objects
 // out of the CPU's caches in part or in whole, as a controller's other work
 // does between its reads; the reads in between are the same for every
-// contender over three iterations. Warm, each contender's timed read comes right after the same
-// read untimed: what it reads is in the CPU's caches as far as they hold
-// it.
+// contender over three iterations. Warm, each contender's timed read comes
+// right after the same read untimed: what it reads is in the CPU's caches
+// as far as they hold it.
 func runInterleaved(b *testing.B, contenders []interleaved, warm bool) {
-	elapsed := make([]time.Duration, len(contenders))
+	names := make([]string, len(contenders))
+	for c, contender := range contenders {
+		names[c] = contender.name
+	}
+	want, wantIteration := -1, -1
+	rotate(b, names, func(c, i int) time.Duration {
+		if warm {
+			contenders[c].read(i)
+		}
+		start := time.Now()
+		got := contenders[c].read(i)
+		elapsed := time.Since(start)
+		if wantIteration == i && got != want {
+			b.Fatalf("iteration %d: %s read %d objects, another contender %d", i, contenders[c].name, got, want)
+		}
+		want, wantIteration = got, i
+		return elapsed
+	})
+}
+
+// rotate runs b's iterations: in each, measure(c, i) for every contender c
+// of names, in turn, starting with a different one each time (0 1 2 | 1 2
+// 0 | 2 0 1: no contender always runs right after another, and over
+// len(names) iterations each runs first once). measure returns the time it
+// measured; rotate reports each contender's mean as a metric of its own,
+// "<name>-ns/op".
+func rotate(b *testing.B, names []string, measure func(c, i int) time.Duration) {
+	elapsed := make([]time.Duration, len(names))
 	for i := 0; b.Loop(); i++ {
-		want := -1
-		for k := range contenders {
-			c := (i + k) % len(contenders)
-			if warm {
-				contenders[c].read(i)
-			}
-			start := time.Now()
-			got := contenders[c].read(i)
-			elapsed[c] += time.Since(start)
-			if want >= 0 && got != want {
-				b.Fatalf("iteration %d: %s read %d objects, another contender %d", i, contenders[c].name, got, want)
-			}
-			want = got
+		for k := range names {
+			c := (i + k) % len(names)
+			elapsed[c] += measure(c, i)
 		}
 	}
-	for c, contender := range contenders {
-		b.ReportMetric(float64(elapsed[c].Nanoseconds())/float64(b.N), contender.name+"-ns/op")
+	for c, name := range names {
+		b.ReportMetric(float64(elapsed[c].Nanoseconds())/float64(b.N), name+"-ns/op")
 	}
 }
 

@@ -1,0 +1,65 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientfeatures "k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
+	"k8s.io/client-go/rest"
+
+	"github.com/generic-informers/generic/internal/widget"
+)
+
+// BenchmarkSyncInterleaved times issue 12's sync targets: the initial sync
+// of generic-typed, generic-unstructured and client-go-typed (the control:
+// two typed informers), in turn within every iteration (rotate), and
+// reports each contender's time per sync as a metric of its own
+// ("generic-typed-ns/op", ...). One iteration is one sync of each.
+//
+// BenchmarkSync runs its contenders one after another, in a shuffled
+// order: on this project's 2-core VM, two runs of it put the typed informer
+// at 0.90x and at 1.23x client-go's (the same informer machinery), a swing
+// larger than the 10% the CRD target judges. Interleaved, the contenders
+// sync under the same conditions, and the ratio of their times within a
+// run holds where the times do not.
+func BenchmarkSyncInterleaved(b *testing.B) {
+	config, _ := seededServer(b)
+	contenders := []syncContender{
+		{"generic-typed", genericTypedSyncer(false)},
+		{"generic-unstructured", genericUnstructuredSyncer(false)},
+		{"client-go-typed", clientGoTypedSyncer},
+	}
+	names := make([]string, len(contenders))
+	for c, contender := range contenders {
+		names[c] = contender.name
+	}
+	for _, gvr := range []schema.GroupVersionResource{configMapsGVR, widget.GVR} {
+		for _, watchList := range []bool{true, false} {
+			name := fmt.Sprintf("resource=%s/watchlist=%s", gvr.Resource, map[bool]string{true: "on", false: "off"}[watchList])
+			b.Run(name, func(b *testing.B) {
+				clientfeaturestesting.SetFeatureDuringTest(b, clientfeatures.WatchListClient, watchList)
+				warmUp(b, config, gvr)
+				rotate(b, names, func(c, _ int) time.Duration {
+					return timeSync(b, config, gvr, contenders[c].run)
+				})
+			})
+		}
+	}
+}
+
+// timeSync times one sync of run, from a collected heap (as measureSync's),
+// and stops it.
+func timeSync(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, run syncer) time.Duration {
+	runtime.GC()
+	start := time.Now()
+	synced, stop := run(b, context.Background(), config, gvr)
+	waitSynced(b, synced)
+	elapsed := time.Since(start)
+	stop()
+	return elapsed
+}
