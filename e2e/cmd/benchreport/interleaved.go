@@ -22,6 +22,20 @@ func interleavedName(read, cpuCache string) string {
 	return fmt.Sprintf("%sread=%s/cpucache=%s", interleavedBench, read, cpuCache)
 }
 
+// syncInterleavedBench is the prefix of BenchmarkSyncInterleaved's
+// results, whose contenders are metrics too.
+const syncInterleavedBench = "SyncInterleaved/"
+
+// interleavedSyncs are BenchmarkSyncInterleaved's resources and WatchList
+// settings, in the order of the report.
+var interleavedSyncs = []struct{ resource, watchList string }{
+	{"configmaps", "on"}, {"configmaps", "off"}, {"widgets", "on"}, {"widgets", "off"},
+}
+
+func syncInterleavedName(resource, watchList string) string {
+	return fmt.Sprintf("%sresource=%s/watchlist=%s", syncInterleavedBench, resource, watchList)
+}
+
 // pairedRatio is the median, over the runs of an interleaved bench, of a's
 // time over b's in the same run (the ratio of two contenders that read
 // under the same conditions), with the smallest and largest of those
@@ -72,29 +86,58 @@ func (r pairedRatio) verdict(limit float64) string {
 	return inconclusive
 }
 
-// interleavedTable writes BenchmarkReadInterleaved's table: each
-// contender's median time, generic-unstructured's paired ratio to
-// generic-typed, and the control's (client-go to generic-typed).
+// interleavedTable writes BenchmarkReadInterleaved's table (see
+// pairedTable), the control client-go's generated lister.
 func (r *report) interleavedTable(b *bytes.Buffer) {
-	results := r.results["reads"]
-	var rows bytes.Buffer
+	var rows []pairedRow
 	for _, read := range interleavedReads {
-		bench := interleavedName(read.read, read.cpuCache)
-		unstructured := pairedRatioOf(results, bench, "generic-unstructured", "generic-typed")
-		control := pairedRatioOf(results, bench, "client-go", "generic-typed")
-		if unstructured.runs == 0 || control.runs == 0 {
+		rows = append(rows, pairedRow{cells: []string{read.read, read.cpuCache}, bench: interleavedName(read.read, read.cpuCache)})
+	}
+	pairedTable(b, r.results["reads"], []string{"read", "CPU cache"}, rows, "client-go")
+}
+
+// syncInterleavedTable writes BenchmarkSyncInterleaved's table (see
+// pairedTable), the control client-go's typed informer.
+func (r *report) syncInterleavedTable(b *bytes.Buffer) {
+	var rows []pairedRow
+	for _, sync := range interleavedSyncs {
+		rows = append(rows, pairedRow{cells: []string{sync.resource, sync.watchList}, bench: syncInterleavedName(sync.resource, sync.watchList)})
+	}
+	pairedTable(b, r.results["syncinterleaved"], []string{"resource", "WatchList"}, rows, "client-go-typed")
+}
+
+// pairedRow is one interleaved bench of a pairedTable: the cells that name
+// it, and its name in the results.
+type pairedRow struct {
+	cells []string
+	bench string
+}
+
+// pairedTable writes a table of interleaved benches: per row, its cells,
+// each contender's median time, generic-unstructured's paired ratio to
+// generic-typed, and the control's (control to generic-typed: two typed
+// contenders, near 1 if the measurement holds). A row not measured is left
+// out.
+func pairedTable(b *bytes.Buffer, results []result, header []string, rows []pairedRow, control string) {
+	var body bytes.Buffer
+	for _, row := range rows {
+		unstructured := pairedRatioOf(results, row.bench, "generic-unstructured", "generic-typed")
+		controlRatio := pairedRatioOf(results, row.bench, control, "generic-typed")
+		if unstructured.runs == 0 || controlRatio.runs == 0 {
 			continue
 		}
-		fmt.Fprintf(&rows, "| %s | %s | %s | %s | %s | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) |\n", read.read, read.cpuCache,
-			duration(unstructured.b), duration(unstructured.a), duration(control.a),
-			unstructured.value, unstructured.min, unstructured.max, control.value, control.min, control.max)
+		fmt.Fprintf(&body, "| %s | %s | %s | %s | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) |\n", strings.Join(row.cells, " | "),
+			duration(unstructured.b), duration(unstructured.a), duration(controlRatio.a),
+			unstructured.value, unstructured.min, unstructured.max, controlRatio.value, controlRatio.min, controlRatio.max)
 	}
-	if rows.Len() == 0 {
+	if body.Len() == 0 {
 		b.WriteString("Not measured in this run.\n\n")
 		return
 	}
-	b.WriteString("| read | CPU cache | generic-typed | generic-unstructured | client-go | unstructured / typed (range) | control: client-go / typed (range) |\n|---|---|---:|---:|---:|---:|---:|\n")
-	b.Write(rows.Bytes())
+	fmt.Fprintf(b, "| %s | generic-typed | generic-unstructured | %s | unstructured / typed (range) | control: %s / typed (range) |\n",
+		strings.Join(header, " | "), control, control)
+	b.WriteString("|" + strings.Repeat("---|", len(header)) + strings.Repeat("---:|", 5) + "\n")
+	b.Write(body.Bytes())
 	b.WriteString("\n")
 }
 

@@ -148,3 +148,31 @@ func TestMeasuredRatioVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncTargets judges issue 12's sync targets on
+// testdata/sync_targets.txt (made-up BenchmarkSyncInterleaved results):
+// ConfigMaps with WatchList at 1.5x, 2.5x and 1.5x typed's time (median
+// 1.5x, within 2x); not measured without it; Widgets at 1.0x to 1.3x
+// (median 1.2x: over 1.1x, one run within it) and at 1.15x to 1.25x (every
+// run over).
+func TestSyncTargets(t *testing.T) {
+	output, err := os.ReadFile("testdata/sync_targets.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{results: map[string][]result{"syncinterleaved": parse(output)}}
+	type row struct{ name, verdict string }
+	var got []row
+	for _, target := range r.unstructuredTargets()[2:6] {
+		got = append(got, row{target.name, target.verdict})
+	}
+	want := []row{
+		{"SyncInterleaved/resource=configmaps/watchlist=on: unstructured sync ≤ 2× typed (built-in kind, typed from protobuf)", met},
+		{"SyncInterleaved/resource=configmaps/watchlist=off: unstructured sync ≤ 2× typed (built-in kind, typed from protobuf)", notMeasured},
+		{"SyncInterleaved/resource=widgets/watchlist=on: unstructured sync ≤ 1.1× typed (CRD, both from JSON)", inconclusive},
+		{"SyncInterleaved/resource=widgets/watchlist=off: unstructured sync ≤ 1.1× typed (CRD, both from JSON)", missed},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{})); diff != "" {
+		t.Errorf("sync targets (-want +got):\n%s", diff)
+	}
+}

@@ -47,6 +47,8 @@ var groups = []group{
 	{name: "ingest", pattern: "^BenchmarkIngest$", benchtime: "3x"},
 	{name: "typedview", pattern: "^BenchmarkTypedViewRead$", benchtime: "300ms"},
 	{name: "sync", pattern: "^BenchmarkSync$", benchtime: "1x"},
+	// Three iterations: each contender syncs first once (see rotate).
+	{name: "syncinterleaved", pattern: "^BenchmarkSyncInterleaved$", benchtime: "3x"},
 	{name: "sharding", pattern: "^BenchmarkShardedSync$", benchtime: "1x"},
 	{name: "readyourwrites", pattern: "^BenchmarkWaitForWrite$", benchtime: "1000x"},
 	{name: "metrics", pattern: "^BenchmarkIngestMetrics$", benchtime: "3x"},

@@ -56,6 +56,9 @@ func (r *report) markdown() ([]byte, error) {
 		r.syncTable(&b, bench)
 	}
 	w("![Time to sync](benchmarks/sync.png)\n\n")
+	w("### Sync, interleaved\n\n")
+	w("The tables above run one contender after another, and the machine's slow and fast spells fall on some contenders and not others. `BenchmarkSyncInterleaved` syncs generic-typed, generic-unstructured and client-go-typed in turn within every iteration (starting with a different one each time; three iterations a run), against a server seeded as theirs, and reports each one's time: the contenders sync under the same conditions. The ratios are medians of the ratios within each run, with the range over the runs; the control, two typed informers, should be near 1. Issue 12's sync targets are judged here.\n\n")
+	r.syncInterleavedTable(&b)
 	w("## Memory per cached object\n\n")
 	r.memoryTable(&b)
 	w("![Memory per cached object](benchmarks/memory.png)\n\n")

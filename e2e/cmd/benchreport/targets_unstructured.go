@@ -4,11 +4,12 @@ import "fmt"
 
 // unstructuredTargets are issue 12's targets: *unstructured.Unstructured
 // against the typed view of the same objects, in the same run. The read
-// times are paired ratios of BenchmarkReadInterleaved (see pairedRatio);
-// the rest are ratios of medians judged against their limits, where p is
-// the test that the two samples differ at all.
+// and sync times are paired ratios of BenchmarkReadInterleaved and
+// BenchmarkSyncInterleaved (see pairedRatio); the rest are ratios of
+// medians judged against their limits, where p is the test that the two
+// samples differ at all.
 func (r *report) unstructuredTargets() []target {
-	reads, sync := r.results["reads"], r.results["sync"]
+	reads, sync, syncInterleaved := r.results["reads"], r.results["sync"], r.results["syncinterleaved"]
 	var ts []target
 	for _, read := range []string{"List", "NamespaceList"} {
 		// Time from the interleaved runs (see BenchmarkReadInterleaved),
@@ -30,8 +31,10 @@ func (r *report) unstructuredTargets() []target {
 		{"widgets", "CRD, both from JSON", 1.1},
 	} {
 		for _, watchList := range []string{"on", "off"} {
-			bench := fmt.Sprintf("Sync/resource=%s/watchlist=%s", limit.resource, watchList)
-			t := ratioOf(sync, bench, "generic-unstructured", "generic-typed", "ns/op")
+			// Time from the interleaved runs (see
+			// BenchmarkSyncInterleaved), as the reads'.
+			bench := syncInterleavedName(limit.resource, watchList)
+			t := pairedRatioOf(syncInterleaved, bench, "generic-unstructured", "generic-typed")
 			ts = append(ts, target{
 				name:     fmt.Sprintf("%s: unstructured sync ≤ %g× typed (%s)", bench, limit.limit, limit.what),
 				measured: t.String(),
