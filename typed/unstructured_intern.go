@@ -1,9 +1,7 @@
 package typed
 
 import (
-	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -83,9 +81,15 @@ type interner struct {
 	// (one in every object's metadata, one in its spec) from pushing each
 	// other out for ever. Made at the first object.
 	candidates []any
-	fieldSets  map[string]map[string]any
-	// labelSets are the shared labels maps, by labelSetKey.
+	// fieldSets are the shared fieldsV1 trees of the protobuf path, by
+	// their encoded text; decodedFieldSets those of the JSON path, by
+	// their treeKeys form (two tables: text and that form could be alike
+	// for two different trees).
+	fieldSets, decodedFieldSets map[string]map[string]any
+	// labelSets are the shared labels maps, by their treeKeys form.
 	labelSets map[string]map[string]any
+	// treeKeys writes the keys of decodedFieldSets and labelSets.
+	treeKeys treeKeys
 }
 
 func newInterner(shareTrees bool) *interner {
@@ -93,7 +97,8 @@ func newInterner(shareTrees bool) *interner {
 		shareTrees: shareTrees,
 		maxStrings: maxInternedStrings, maxFieldSets: maxSharedFieldSets, maxLabelSets: maxSharedLabelSets,
 		strings:   map[string]any{},
-		fieldSets: map[string]map[string]any{}, labelSets: map[string]map[string]any{},
+		fieldSets: map[string]map[string]any{}, decodedFieldSets: map[string]map[string]any{},
+		labelSets: map[string]map[string]any{},
 	}
 }
 
@@ -186,46 +191,27 @@ func (w walk) metadata(metadata map[string]any) map[string]any {
 // any other.
 func (w walk) labelSet(value any) any {
 	labels, ok := value.(map[string]any)
-	if !ok || !w.in.shareTrees || len(labels) == 0 {
+	if !ok || !w.in.shareTrees || len(labels) == 0 || !allStrings(labels) {
 		return w.value(value)
 	}
-	key, ok := labelSetKey(labels)
-	if !ok {
-		return w.value(value)
-	}
-	if shared, ok := w.in.labelSets[key]; ok {
+	key, _ := w.in.treeKeys.of(labels) // all strings: never not ok
+	if shared, ok := w.in.labelSets[string(key)]; ok {
 		return shared
 	}
+	k := string(key)
 	labels = w.value(labels).(map[string]any)
-	putBounded(w.in.labelSets, w.in.maxLabelSets, key, labels)
+	putBounded(w.in.labelSets, w.in.maxLabelSets, k, labels)
 	return labels
 }
 
-// labelSetKey returns labels written as one string, the same for equal
-// maps: its keys sorted, each followed by a NUL, its value and a NUL. It
-// is not ok if a value is not a string or a key or value holds a NUL
-// (which a valid label cannot), where two maps could have one key.
-func labelSetKey(labels map[string]any) (string, bool) {
-	keys := make([]string, 0, len(labels))
-	size := 0
-	for k, v := range labels {
-		s, ok := v.(string)
-		if !ok || strings.IndexByte(k, 0) >= 0 || strings.IndexByte(s, 0) >= 0 {
-			return "", false
+// allStrings reports whether every value of m is a string.
+func allStrings(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.(string); !ok {
+			return false
 		}
-		keys = append(keys, k)
-		size += len(k) + len(s) + 2
 	}
-	slices.Sort(keys)
-	var b strings.Builder
-	b.Grow(size)
-	for _, k := range keys {
-		b.WriteString(k)
-		b.WriteByte(0)
-		b.WriteString(labels[k].(string))
-		b.WriteByte(0)
-	}
-	return b.String(), true
+	return true
 }
 
 // managedFields interns each entry of managedFields but its time, and
@@ -266,16 +252,16 @@ func (w walk) fieldSet(value any) any {
 	if !ok || !w.in.shareTrees {
 		return w.value(value)
 	}
-	// encoding/json writes map keys sorted: equal trees, equal text.
-	text, err := json.Marshal(tree)
-	if err != nil {
+	key, ok := w.in.treeKeys.of(tree)
+	if !ok {
 		return w.value(value)
 	}
-	if shared, ok := w.in.fieldSets[string(text)]; ok {
+	if shared, ok := w.in.decodedFieldSets[string(key)]; ok {
 		return shared
 	}
+	k := string(key)
 	tree = w.value(tree).(map[string]any)
-	w.in.addFieldSet(string(text), tree)
+	putBounded(w.in.decodedFieldSets, w.in.maxFieldSets, k, tree)
 	return tree
 }
 
@@ -292,7 +278,7 @@ func (w walk) fieldSetOf(raw []byte) (any, error) {
 	}
 	tree = w.value(tree)
 	if m, ok := tree.(map[string]any); ok && w.in.shareTrees {
-		w.in.addFieldSet(string(raw), m)
+		putBounded(w.in.fieldSets, w.in.maxFieldSets, string(raw), m)
 	}
 	return tree, nil
 }
@@ -363,11 +349,6 @@ func pairOf(s string) int {
 		h *= 1099511628211
 	}
 	return int(h>>(64-candidatePairBits)) * 2
-}
-
-// addFieldSet keeps tree as the shared fieldsV1 tree of text.
-func (in *interner) addFieldSet(text string, tree map[string]any) {
-	putBounded(in.fieldSets, in.maxFieldSets, text, tree)
 }
 
 // putBounded sets table[key], first emptying the table if it holds max

@@ -215,7 +215,7 @@ func TestInternerBounds(t *testing.T) {
 		if diff := cmp.Diff(want, out); diff != "" {
 			t.Fatalf("object %d changed (-want +got):\n%s", i, diff)
 		}
-		got.Strings, got.FieldSets = max(got.Strings, len(in.strings)), max(got.FieldSets, len(in.fieldSets))
+		got.Strings, got.FieldSets = max(got.Strings, len(in.strings)), max(got.FieldSets, len(in.decodedFieldSets))
 		got.Timestamp = got.Timestamp || in.holds("2026-12-01T10:00:00Z")
 	}
 	if diff := cmp.Diff(held{Strings: 4, FieldSets: 1}, got); diff != "" {
@@ -224,9 +224,9 @@ func TestInternerBounds(t *testing.T) {
 }
 
 // TestInternerLabelSets: equal metadata.labels maps of objects are one map,
-// other labels are not; a labels map that is not all strings, or holds a
-// NUL (where two maps could be written alike), is not shared; a full table
-// starts again. The objects are the same either way.
+// other labels are not, even where keys and values written one after the
+// other, NUL-separated, would be alike; a labels map that is not all
+// strings is not shared; a full table starts again. The objects are the same either way.
 func TestInternerLabelSets(t *testing.T) {
 	withLabels := func(labels any) map[string]any {
 		return map[string]any{"kind": "ConfigMap", "metadata": map[string]any{"name": "x", "labels": labels}}
@@ -243,7 +243,8 @@ func TestInternerLabelSets(t *testing.T) {
 		{name: "a label more", share: true, first: map[string]any{"app": "web"}, then: map[string]any{"app": "web", "tier": "front"}},
 		{name: "sharing off", first: map[string]any{"app": "web"}, then: map[string]any{"app": "web"}},
 		{name: "a value that is not a string", share: true, first: map[string]any{"app": int64(1)}, then: map[string]any{"app": int64(1)}},
-		{name: "keys with NULs", share: true, first: map[string]any{"a\x00b": "c"}, then: map[string]any{"a\x00b": "c"}},
+		{name: "keys with NULs", share: true, first: map[string]any{"a\x00b": "c"}, then: map[string]any{"a\x00b": "c"}, want: true},
+		{name: "a NUL where two maps written with separators would be alike", share: true, first: map[string]any{"a\x00b": "c"}, then: map[string]any{"a": "b\x00c"}},
 		{name: "empty labels", share: true, first: map[string]any{}, then: map[string]any{}},
 		{name: "a full table starts again", share: true, maxSets: 1, first: map[string]any{"app": "web"}, then: map[string]any{"app": "web"}, want: false},
 	}
