@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +46,14 @@ import (
 // heapChildEnv names the environment variable that carries a heapRequest
 // to the child.
 const heapChildEnv = "GENERIC_BENCH_HEAP_CHILD"
+
+// heapProfileEnv names the environment variable that, set to a
+// directory, has each child write there the heap profile of its synced
+// cache (pprof's inuse_space, every allocation sampled):
+// heap-<resource>-watchlist=<on|off>-<contender>.pb.gz, for `go tool pprof
+// -sample_index=inuse_space`. Sampling every allocation slows the sync:
+// alone-ns/op is not a measure with it set.
+const heapProfileEnv = "GENERIC_BENCH_HEAP_PROFILE"
 
 // heapResultPrefix starts the child's line of output that carries its
 // heapResult.
@@ -169,6 +179,10 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 		b.Fatal(err)
 	}
 	config := request.Server.config()
+	profileDir := os.Getenv(heapProfileEnv)
+	if profileDir != "" {
+		runtime.MemProfileRate = 1
+	}
 	// The client's shared machinery (client-go's cached TLS transport, its
 	// connection to the server) is made before the baseline, as in a
 	// process that has clients already: the measure is the cache's.
@@ -182,6 +196,9 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 		waitSynced(b, synced)
 		took := time.Since(started)
 		after := liveHeap()
+		if profileDir != "" {
+			writeHeapProfile(b, profileDir, request)
+		}
 		runtime.KeepAlive(synced)
 		result, err := json.Marshal(heapResult{Before: before, After: after, SyncNanos: took.Nanoseconds()})
 		if err != nil {
@@ -189,5 +206,20 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 		}
 		fmt.Println(heapResultPrefix + string(result))
 		stop()
+	}
+}
+
+// writeHeapProfile writes the heap profile of request's synced cache into
+// dir (see heapProfileEnv). The profile is as of the last collection:
+// liveHeap's.
+func writeHeapProfile(b *testing.B, dir string, request heapRequest) {
+	name := fmt.Sprintf("heap-%s-watchlist=%s-%s.pb.gz", request.Resource.Resource, map[bool]string{true: "on", false: "off"}[request.WatchList], request.Contender)
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
 	}
 }
