@@ -2,17 +2,12 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientfeatures "k8s.io/client-go/features"
-	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/rest"
-
-	"github.com/generic-informers/generic/internal/widget"
 )
 
 // BenchmarkSyncInterleaved times issue 12's sync targets: the initial sync
@@ -38,18 +33,11 @@ func BenchmarkSyncInterleaved(b *testing.B) {
 	for c, contender := range contenders {
 		names[c] = contender.name
 	}
-	for _, gvr := range []schema.GroupVersionResource{configMapsGVR, widget.GVR} {
-		for _, watchList := range []bool{true, false} {
-			name := fmt.Sprintf("resource=%s/watchlist=%s", gvr.Resource, map[bool]string{true: "on", false: "off"}[watchList])
-			b.Run(name, func(b *testing.B) {
-				clientfeaturestesting.SetFeatureDuringTest(b, clientfeatures.WatchListClient, watchList)
-				warmUp(b, config, gvr)
-				rotate(b, names, func(c, _ int) time.Duration {
-					return timeSync(b, config, gvr, contenders[c].run)
-				})
-			})
-		}
-	}
+	eachSyncCase(b, config, func(b *testing.B, gvr schema.GroupVersionResource) {
+		rotate(b, names, func(c, _ int) time.Duration {
+			return timeSync(b, config, gvr, contenders[c].run)
+		})
+	})
 }
 
 // timeSync times one sync of run, from a collected heap (as measureSync's),

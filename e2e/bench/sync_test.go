@@ -324,15 +324,24 @@ func BenchmarkSync(b *testing.B) {
 	config, _ := seededServer(b)
 	order := shuffled(syncRound)
 	syncRound++
+	eachSyncCase(b, config, func(b *testing.B, gvr schema.GroupVersionResource) {
+		for _, c := range order {
+			b.Run("contender="+c.name, func(b *testing.B) { measureSync(b, config, gvr, c.name, c.run) })
+		}
+	})
+}
+
+// eachSyncCase runs measure as a sub-benchmark of b for each resource
+// (ConfigMaps, Widgets) with client-go's WatchListClient feature on and
+// off ("resource=configmaps/watchlist=on", ...), after warmUp.
+func eachSyncCase(b *testing.B, config *rest.Config, measure func(b *testing.B, gvr schema.GroupVersionResource)) {
 	for _, gvr := range []schema.GroupVersionResource{configMapsGVR, widget.GVR} {
 		for _, watchList := range []bool{true, false} {
 			name := fmt.Sprintf("resource=%s/watchlist=%s", gvr.Resource, map[bool]string{true: "on", false: "off"}[watchList])
 			b.Run(name, func(b *testing.B) {
 				clientfeaturestesting.SetFeatureDuringTest(b, clientfeatures.WatchListClient, watchList)
 				warmUp(b, config, gvr)
-				for _, c := range order {
-					b.Run("contender="+c.name, func(b *testing.B) { measureSync(b, config, gvr, c.name, c.run) })
-				}
+				measure(b, gvr)
 			})
 		}
 	}
