@@ -24,7 +24,7 @@ const (
 	// (annotations, payloads) rarely repeat.
 	maxInternedLength = 64
 	// maxSharedFieldSets is how many distinct managedFields fieldsV1 trees
-	// it holds.
+	// it holds in each of its two tables (see interner.fieldSets).
 	maxSharedFieldSets = 1 << 12
 	// maxSharedLabelSets is how many distinct metadata.labels maps it
 	// holds.
@@ -84,7 +84,9 @@ type interner struct {
 	// fieldSets are the shared fieldsV1 trees of the protobuf path, by
 	// their encoded text; decodedFieldSets those of the JSON path, by
 	// their treeKeys form (two tables: text and that form could be alike
-	// for two different trees).
+	// for two different trees). A tree of one path is not shared with an
+	// equal tree of the other: they are of different resources (built-in
+	// kinds and CRDs), whose fieldsV1 seldom agree.
 	fieldSets, decodedFieldSets map[string]map[string]any
 	// labelSets are the shared labels maps, by their treeKeys form.
 	labelSets map[string]map[string]any
@@ -194,7 +196,9 @@ func (w walk) labelSet(value any) any {
 	if !ok || !w.in.shareTrees || len(labels) == 0 || !allStrings(labels) {
 		return w.value(value)
 	}
-	key, _ := w.in.treeKeys.of(labels) // all strings: never not ok
+	// allStrings above is what makes of's ok true here: it is false only
+	// for values that are not strings.
+	key, _ := w.in.treeKeys.of(labels)
 	if shared, ok := w.in.labelSets[string(key)]; ok {
 		return shared
 	}

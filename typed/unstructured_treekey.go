@@ -17,29 +17,43 @@ import (
 //
 // The form: a map is its number of entries, then, in the order of their
 // keys, each key (its length, then its bytes) followed by its value; a
-// value is a tag, then 'm' and a map, or 's' and a string (its length,
-// then its bytes). Lengths and numbers are uvarints. As every part starts
-// with what it is and how long, no two trees are written alike.
+// value is a tag followed by its content: 'm' then a map, or 's' then a
+// string (its length, then its bytes). Lengths and numbers are uvarints.
+// As every part starts with what it is and how long, no two trees are
+// written alike.
 //
 // A treeKeys is not safe for concurrent use: the interner's lock guards
 // its own.
 type treeKeys struct {
+	// buf is dropped when a tree left it larger than maxTreeKeyBuffer
+	// (one object's managedFields can be large), not kept for the
+	// Factory's life.
 	buf []byte
 	// keys holds the sorted keys of the maps being written, each map's
 	// after its parent's.
 	keys []string
 }
 
+// maxTreeKeyBuffer is the largest buffer a treeKeys keeps between trees.
+const maxTreeKeyBuffer = 64 << 10
+
 // of writes tree and returns its key, valid until the next call. ok is
 // false if tree holds a value that is neither a map nor a string (a labels
-// map with a number: the interner does not share those).
+// map with a number: the interner does not share those), or a nil map
+// (which would be written as an empty one).
 func (k *treeKeys) of(tree map[string]any) (key []byte, ok bool) {
+	if cap(k.buf) > maxTreeKeyBuffer {
+		k.buf = nil
+	}
 	k.buf = k.buf[:0]
 	ok = k.appendMap(tree)
 	return k.buf, ok
 }
 
 func (k *treeKeys) appendMap(m map[string]any) bool {
+	if m == nil {
+		return false
+	}
 	start := len(k.keys)
 	for key := range m {
 		k.keys = append(k.keys, key)

@@ -1,6 +1,8 @@
 package typed
 
 import (
+	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,6 +38,8 @@ func TestTreeKeys(t *testing.T) {
 			a: map[string]any{string(make([]byte, 300)): leaf()}, b: map[string]any{string(make([]byte, 301)): leaf()}},
 		{name: "a number has no key",
 			a: map[string]any{"app": int64(1)}, b: map[string]any{"app": int64(1)}},
+		{name: "a nil map has no key (it would be written as an empty one)",
+			a: map[string]any{"f:x": map[string]any(nil)}, b: map[string]any(nil)},
 		{name: "a null has no key",
 			a: map[string]any{"f:x": map[string]any{"f:y": nil}}, b: map[string]any{"f:x": map[string]any{"f:y": nil}}},
 	}
@@ -74,5 +78,51 @@ func TestSharedTreesAllocateNothing(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]float64{"fieldsV1": 0, "labels": 0}, got); diff != "" {
 		t.Errorf("allocations per lookup (-want +got):\n%s", diff)
+	}
+}
+
+// TestTreeKeysOfRandomTrees: over many random trees, drawn from few keys
+// and values so that many are equal, two keys are alike exactly when
+// their trees are equal (the same seed every run).
+func TestTreeKeysOfRandomTrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 1))
+	// Parts that are the form's own bytes (tags, small lengths), and
+	// prefixes of each other.
+	parts := []string{"", "\x00", "\x01", "\x02", "m", "s", "a", "as", "am", "s\x01a", "f:a", "f:ab", string(make([]byte, 130))}
+	var tree func(depth int) map[string]any
+	tree = func(depth int) map[string]any {
+		m := map[string]any{}
+		for range r.IntN(4) {
+			key := parts[r.IntN(len(parts))]
+			if depth > 0 && r.IntN(2) == 0 {
+				m[key] = tree(depth - 1)
+			} else {
+				m[key] = parts[r.IntN(len(parts))]
+			}
+		}
+		return m
+	}
+	var trees []map[string]any
+	var keys []string
+	var keysOf treeKeys
+	for range 3000 {
+		m := tree(2)
+		key, ok := keysOf.of(m)
+		if !ok {
+			t.Fatalf("no key for %v", m)
+		}
+		trees, keys = append(trees, m), append(keys, string(key))
+	}
+	wrong := 0
+	for i := range trees {
+		for j := i + 1; j < len(trees) && wrong < 5; j++ {
+			if equal, sameKey := reflect.DeepEqual(trees[i], trees[j]), keys[i] == keys[j]; equal != sameKey {
+				wrong++
+				t.Errorf("trees %v and %v: equal %v, keys alike %v", trees[i], trees[j], equal, sameKey)
+			}
+		}
+	}
+	if len(keysOf.keys) != 0 {
+		t.Errorf("%d keys left in the scratch list, want none", len(keysOf.keys))
 	}
 }
