@@ -188,34 +188,36 @@ func (w walk) metadata(metadata map[string]any) map[string]any {
 }
 
 // labelSet returns the shared labels map equal to value, an object's
-// metadata.labels, making value (its strings interned) the shared one if
-// there is none yet. A value that is not a map of strings is interned as
-// any other.
+// metadata.labels (see sharedTree). A value that is not a map of strings
+// (nor of maps of them) is interned as any other; so is an empty map.
 func (w walk) labelSet(value any) any {
 	labels, ok := value.(map[string]any)
-	if !ok || !w.in.shareTrees || len(labels) == 0 || !allStrings(labels) {
+	if !ok || len(labels) == 0 {
 		return w.value(value)
 	}
-	// allStrings above is what makes of's ok true here: it is false only
-	// for values that are not strings.
-	key, _ := w.in.treeKeys.of(labels)
-	if shared, ok := w.in.labelSets[string(key)]; ok {
-		return shared
-	}
-	k := string(key)
-	labels = w.value(labels).(map[string]any)
-	putBounded(w.in.labelSets, w.in.maxLabelSets, k, labels)
-	return labels
+	return w.sharedTree(w.in.labelSets, w.in.maxLabelSets, labels)
 }
 
-// allStrings reports whether every value of m is a string.
-func allStrings(m map[string]any) bool {
-	for _, v := range m {
-		if _, ok := v.(string); !ok {
-			return false
-		}
+// sharedTree returns the tree in table equal to tree, a decoded labels map
+// or fieldsV1 tree, found by its treeKeys form; if there is none, tree,
+// its strings interned, becomes the shared one (table holding at most max
+// trees). With sharing off, or a tree treeKeys cannot write (a number in
+// it), tree is only interned.
+func (w walk) sharedTree(table map[string]map[string]any, max int, tree map[string]any) any {
+	if !w.in.shareTrees {
+		return w.value(tree)
 	}
-	return true
+	key, ok := w.in.treeKeys.of(tree)
+	if !ok {
+		return w.value(tree)
+	}
+	if shared, ok := table[string(key)]; ok {
+		return shared
+	}
+	k := string(key) // before w.value: key is valid until the next treeKeys.of
+	tree = w.value(tree).(map[string]any)
+	putBounded(table, max, k, tree)
+	return tree
 }
 
 // managedFields interns each entry of managedFields but its time, and
@@ -249,24 +251,15 @@ func (w walk) managedFields(value any) any {
 	return entries
 }
 
-// fieldSet returns the shared tree equal to value, a fieldsV1 tree, making
-// value the shared one if there is none yet.
+// fieldSet returns the shared tree equal to value, a fieldsV1 tree
+// decoded from JSON (see sharedTree); a value that is not a map is
+// interned as any other.
 func (w walk) fieldSet(value any) any {
 	tree, ok := value.(map[string]any)
-	if !ok || !w.in.shareTrees {
-		return w.value(value)
-	}
-	key, ok := w.in.treeKeys.of(tree)
 	if !ok {
 		return w.value(value)
 	}
-	if shared, ok := w.in.decodedFieldSets[string(key)]; ok {
-		return shared
-	}
-	k := string(key)
-	tree = w.value(tree).(map[string]any)
-	putBounded(w.in.decodedFieldSets, w.in.maxFieldSets, k, tree)
-	return tree
+	return w.sharedTree(w.in.decodedFieldSets, w.in.maxFieldSets, tree)
 }
 
 // fieldSetOf returns the shared tree of raw, an encoded fieldsV1 (with
