@@ -170,10 +170,13 @@ func caseName(cases []labelCase, obj any) string {
 
 // TestListUnstructuredSelectorMatchesManyObjects lists more objects than
 // the Lister reads at a time, mixed well formed and malformed, so that every
-// batch boundary is crossed, and compares with client-go.
+// batch boundary is crossed, and compares with client-go: with a labels map
+// of each object's own, and with maps shared by many objects, as the
+// unstructured decoders share equal labels maps, well formed and malformed
+// ones of the same labels in turn (the Lister must not take one for the
+// other when it remembers which map it last found well formed).
 func TestListUnstructuredSelectorMatchesManyObjects(t *testing.T) {
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	for i := range 1000 {
+	ownLabels := func(i int) map[string]any {
 		l := map[string]any{"app": "app-" + strconv.Itoa(i%10)}
 		if i%7 == 0 {
 			l["n"] = int64(i)
@@ -181,8 +184,33 @@ func TestListUnstructuredSelectorMatchesManyObjects(t *testing.T) {
 		if i%11 == 0 {
 			l["app"] = nil
 		}
+		return l
+	}
+	var shared []map[string]any
+	for i := range 6 {
+		shared = append(shared, map[string]any{"app": "app-3"}, map[string]any{"app": "app-3", "n": int64(i)}, ownLabels(i))
+	}
+	for _, tc := range []struct {
+		name     string
+		labelsOf func(i int) map[string]any
+	}{
+		{"own maps", ownLabels},
+		{"shared maps", func(i int) map[string]any { return shared[i%len(shared)] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			testListUnstructuredManyObjects(t, tc.labelsOf)
+		})
+	}
+}
+
+// testListUnstructuredManyObjects lists 1,000 objects in three namespaces,
+// object i labelled labelsOf(i), with every selector of labelSelectors, and
+// compares with client-go.
+func testListUnstructuredManyObjects(t *testing.T, labelsOf func(i int) map[string]any) {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for i := range 1000 {
 		if err := indexer.Add(&unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{
-			"namespace": "ns-" + strconv.Itoa(i%3), "name": "o-" + strconv.Itoa(i), "labels": l,
+			"namespace": "ns-" + strconv.Itoa(i%3), "name": "o-" + strconv.Itoa(i), "labels": labelsOf(i),
 		}}}); err != nil {
 			t.Fatal(err)
 		}
