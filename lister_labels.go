@@ -81,12 +81,13 @@ func appendMatching(items []any, selector labels.Selector, selectAll bool, appen
 	// (A pass that also read each object's first selected label ahead of
 	// the match gained nothing cold and cost 8% warm: it is gone.)
 	//
-	// found[i] is the metadata.labels map of the i-th object of a batch,
-	// read in place (valid as long as the object is not changed, which
-	// cached objects never are), nil if it has none: a lookup in a nil map
-	// finds nothing, so the passes need no test of their own. (With a
-	// second array of whether each object has labels, as before, the
-	// warm Namespace(ns).List took 2 to 10% longer.)
+	// found[i] is the i-th object's map of the level the passes have
+	// reached (content, metadata, then metadata.labels), read in place
+	// (valid as long as the object is not changed, which cached objects
+	// never are), nil if it has none or is not an *Unstructured: a lookup
+	// in a nil map finds nothing, so the passes need no test of their own
+	// (an array of flags beside it made the warm Namespace(ns).List 2 to
+	// 10% slower).
 	var buffer [matchBatch]unstructuredLabels
 	for start := 0; start < len(items); start += matchBatch {
 		batch := items[start:min(start+matchBatch, len(items))]
@@ -131,9 +132,11 @@ type matcher struct {
 	// entries is where readHeaders leaves what it read.
 	entries int
 	// lastValid is the labels map validLabels last found valid (see
-	// matches). Held as a pointer, so that it is compared by identity: it
-	// keeps the map alive, so no other map can take its address while the
-	// matcher lives.
+	// matches), as reflect's Value.UnsafePointer gives it: the map's
+	// runtime pointer, which reflect.DeepEqual also takes for a map's
+	// identity (maps cannot be compared with ==). An unsafe.Pointer, not
+	// a uintptr, so that it keeps the map alive: no other map can take
+	// its address while the matcher lives (one List call).
 	lastValid unsafe.Pointer
 }
 
@@ -155,7 +158,7 @@ func (m *matcher) readHeaders(found []unstructuredLabels) {
 // map, read in place, nil if there is none:
 //
 //   - metadata or metadata.labels absent, null, or not a JSON object
-//     (l is nil): no labels, as an empty map;
+//     (l is nil), or an empty map: no labels;
 //   - a label whose value is null: present, with value "" (JSON decoding's
 //     coercion; unstructuredLabels reads it so);
 //   - any label whose value is neither a string nor null: no labels at all
@@ -180,11 +183,11 @@ func (m *matcher) matches(obj any, l unstructuredLabels) (bool, error) {
 	// the map last found valid. The objects a selector matches are most
 	// often those of one workload (the Pods of a ReplicaSet, the objects of
 	// a Helm release), whose equal labels maps the unstructured decoders
-	// share (typed's interner): the map of one is the map of the next. The
-	// walk took 5% of a warm Namespace(ns).List's time (CPU profile), and
-	// skipping it for the map last found valid cut that read's time by 3
-	// to 6%, and the warm List's by 5 to 19% (e2e/bench, 10,000 Pods,
-	// interleaved).
+	// share unless sharing is off (typed's interner): the map of one is
+	// the map of the next. The walk took 5% of a warm Namespace(ns).List's
+	// time (CPU profile); skipping it for the map last found valid cut
+	// that read's time by 3 to 6%, and the warm List's by 5 to 19%
+	// (e2e/bench, 10,000 Pods, interleaved, in one run).
 	matches := m.selector.Matches(l)
 	if matches == m.none() {
 		return matches, nil

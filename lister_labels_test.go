@@ -49,6 +49,8 @@ func labelCases() []labelCase {
 		{"labels a list", withLabels([]any{"app", "app-3"})},
 		{"labels a map[string]string, not JSON's type", withLabels(map[string]string{"app": "app-3"})},
 		{"empty labels", withLabels(map[string]any{})},
+		{"labels a nil map[string]any", withLabels(map[string]any(nil))},
+		{"metadata a nil map[string]any", map[string]any{"metadata": map[string]any(nil)}},
 		{"app=app-3", withLabels(map[string]any{"app": "app-3"})},
 		{"app=app-4", withLabels(map[string]any{"app": "app-4", "tier": "web"})},
 		{"a null label reads as empty", withLabels(map[string]any{"app": nil})},
@@ -186,10 +188,13 @@ func TestListUnstructuredSelectorMatchesManyObjects(t *testing.T) {
 		}
 		return l
 	}
+	// Object i has map i%19: 19 is prime to the three namespaces (i%3),
+	// so that each namespace gets maps of every kind.
 	var shared []map[string]any
 	for i := range 6 {
 		shared = append(shared, map[string]any{"app": "app-3"}, map[string]any{"app": "app-3", "n": int64(i)}, ownLabels(i))
 	}
+	shared = append(shared, map[string]any{"app": "app-3", "tier": "web"})
 	for _, tc := range []struct {
 		name     string
 		labelsOf func(i int) map[string]any
