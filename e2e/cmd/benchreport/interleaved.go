@@ -32,6 +32,10 @@ var interleavedSyncs = []struct{ resource, watchList string }{
 	{"configmaps", "on"}, {"configmaps", "off"}, {"widgets", "on"}, {"widgets", "off"},
 }
 
+// syncInterleavedDropInBench is the prefix of
+// BenchmarkSyncInterleavedDropIn's results.
+const syncInterleavedDropInBench = "SyncInterleavedDropIn/"
+
 func syncInterleavedName(resource, watchList string) string {
 	return fmt.Sprintf("%sresource=%s/watchlist=%s", syncInterleavedBench, resource, watchList)
 }

@@ -176,3 +176,77 @@ func TestSyncTargets(t *testing.T) {
 		t.Errorf("sync targets (-want +got):\n%s", diff)
 	}
 }
+
+// TestOlderTargetsJudgedInterleaved judges the targets of the generic
+// Lister and of the sync against client-go on testdata/older_targets.txt
+// and testdata/older_sync_interleaved.txt (made-up results). Where the
+// contenders also ran interleaved, the interleaved runs decide, whatever
+// the sequential ones say:
+//
+//   - ReadList: 1.5x client-go's time one after the other, 1.0x
+//     interleaved (met);
+//   - ReadNamespaceList: its warm runs all over 1.05x (missed);
+//   - ReadGet, not interleaved: its sequential verdict (1.2x, one run
+//     each: inconclusive);
+//   - typed ConfigMaps sync: 1.5x one after the other, 1.025x
+//     interleaved (met);
+//   - typed Widgets: 1.0x one after the other, 1.15x and 1.2x
+//     interleaved (missed);
+//   - the drop-in's ConfigMaps: runs of 1.0x to 1.2x, median 1.05x (met);
+//   - the drop-in's Widgets: no interleaved runs, judged one after the
+//     other (1.0x, met).
+func TestOlderTargetsJudgedInterleaved(t *testing.T) {
+	var results [2][]result
+	for i, file := range []string{"testdata/older_targets.txt", "testdata/older_sync_interleaved.txt"} {
+		output, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results[i] = parse(output)
+	}
+	r := &report{results: map[string][]result{
+		"reads": results[0], "sync": results[0],
+		"syncinterleaved": results[1], "syncinterleaveddropin": results[1],
+	}}
+	want := map[string]string{
+		"ReadList: within 5% of client-go's generated lister, no more allocations":                           met,
+		"ReadNamespaceList: within 5% of client-go's generated lister, no more allocations":                  missed,
+		"ReadGet: within 5% of client-go's generated lister, no more allocations":                            inconclusive,
+		"Sync/resource=configmaps/watchlist=on: generic-typed within 10% of client-go-typed":                 met,
+		"Sync/resource=configmaps/watchlist=on: generic-unstructured-dropin within 10% of client-go-dynamic": met,
+		"Sync/resource=widgets/watchlist=on: generic-typed within 10% of client-go-typed":                    missed,
+		"Sync/resource=widgets/watchlist=on: generic-unstructured-dropin within 10% of client-go-dynamic":    met,
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(r.targets(), "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) != 3 {
+			continue
+		}
+		name := strings.TrimPrefix(cells[0], "| ")
+		if _, ok := want[name]; ok {
+			got[name] = strings.TrimSuffix(cells[2], " |")
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func TestWorst(t *testing.T) {
+	tests := []struct {
+		verdicts []string
+		want     string
+	}{
+		{[]string{met, met}, met},
+		{[]string{met, inconclusive}, inconclusive},
+		{[]string{inconclusive, missed, met}, missed},
+		{[]string{missed, notMeasured}, notMeasured},
+		{nil, met},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, worst(tc.verdicts...)); diff != "" {
+			t.Errorf("worst(%q) (-want +got):\n%s", tc.verdicts, diff)
+		}
+	}
+}

@@ -49,6 +49,8 @@ var groups = []group{
 	{name: "sync", pattern: "^BenchmarkSync$", benchtime: "1x"},
 	// Three iterations: each contender syncs first once (see rotate).
 	{name: "syncinterleaved", pattern: "^BenchmarkSyncInterleaved$", benchtime: "3x"},
+	// Two contenders, two iterations: each syncs first once.
+	{name: "syncinterleaveddropin", pattern: "^BenchmarkSyncInterleavedDropIn$", benchtime: "2x"},
 	{name: "sharding", pattern: "^BenchmarkShardedSync$", benchtime: "1x"},
 	{name: "readyourwrites", pattern: "^BenchmarkWaitForWrite$", benchtime: "1000x"},
 	{name: "metrics", pattern: "^BenchmarkIngestMetrics$", benchtime: "3x"},

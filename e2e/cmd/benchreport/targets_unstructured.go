@@ -120,13 +120,12 @@ func (r measuredRatio) String() string {
 // readVerdict combines a read target's verdicts: the times cold and warm
 // (pairedRatio.verdict) and the allocations, at most 2x.
 func readVerdict(cold, warm string, allocs measuredRatio) string {
+	allocsVerdict := met
 	switch {
-	case cold == notMeasured || warm == notMeasured || allocs.b == 0:
-		return notMeasured
-	case cold == missed || warm == missed || allocs.value > 2:
-		return missed
-	case cold == inconclusive || warm == inconclusive:
-		return inconclusive
+	case allocs.b == 0:
+		allocsVerdict = notMeasured
+	case allocs.value > 2:
+		allocsVerdict = missed
 	}
-	return met
+	return worst(cold, warm, allocsVerdict)
 }
