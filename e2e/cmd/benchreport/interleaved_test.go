@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -13,11 +14,7 @@ import (
 // each run, not the ratio of the medians: the control's runs (1x, 1x and
 // 1.5x) give 1x, where its medians (3 vs 2 ms) would give 1.5x.
 func TestPairedRatioOf(t *testing.T) {
-	output, err := os.ReadFile("testdata/interleaved.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	results := parse(output)
+	results := parseFile(t, "testdata/interleaved.txt")
 	tests := []struct {
 		name, bench, a, b string
 		want              pairedRatio
@@ -58,6 +55,16 @@ func TestPairedRatioOf(t *testing.T) {
 	}
 }
 
+// parseFile parses the benchmark output in file, a fixture of testdata/.
+func parseFile(t *testing.T, file string) []result {
+	t.Helper()
+	output, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parse(output)
+}
+
 // cmpApprox compares float64s to a part in a million: the ratios are
 // quotients.
 var cmpApprox = cmp.Comparer(func(x, y float64) bool {
@@ -70,37 +77,6 @@ var cmpApprox = cmp.Comparer(func(x, y float64) bool {
 	}
 	return d <= 1e-6*max(x, y, -x, -y)
 })
-
-// TestReadTargets judges issue 12's read targets on testdata/targets.txt
-// (made-up results): List's warm ratios straddle 1.5x (1.4x to 1.7x,
-// median 1.6x), Namespace(ns).List's cold ones all exceed it. And no other
-// target reads BenchmarkReadInterleaved's results as sub-benchmarks: they
-// have no contenders, and "within 5% of client-go" would find 0 ns within
-// 5% of 0 ns.
-func TestReadTargets(t *testing.T) {
-	output, err := os.ReadFile("testdata/targets.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &report{results: map[string][]result{"reads": parse(output)}}
-	type row struct{ name, verdict string }
-	var got []row
-	for _, target := range r.unstructuredTargets()[:2] {
-		got = append(got, row{target.name, target.verdict})
-	}
-	want := []row{
-		{"ReadList with a label selector: unstructured ≤ 1.5× typed's time (interleaved, CPU cache cold and warm), ≤ 2× its allocations", inconclusive},
-		{"ReadNamespaceList with a label selector: unstructured ≤ 1.5× typed's time (interleaved, CPU cache cold and warm), ≤ 2× its allocations", missed},
-	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{})); diff != "" {
-		t.Errorf("read targets (-want +got):\n%s", diff)
-	}
-	for _, line := range strings.Split(r.targets(), "\n") {
-		if strings.HasPrefix(line, "| ReadInterleaved") {
-			t.Errorf("a target of BenchmarkReadInterleaved's results as sub-benchmarks: %s", line)
-		}
-	}
-}
 
 func TestReadVerdict(t *testing.T) {
 	twice := measuredRatio{value: 1, a: 12, b: 12}
@@ -149,88 +125,106 @@ func TestMeasuredRatioVerdict(t *testing.T) {
 	}
 }
 
-// TestSyncTargets judges issue 12's sync targets on
-// testdata/sync_targets.txt (made-up BenchmarkSyncInterleaved results):
-// ConfigMaps with WatchList at 1.5x, 2.5x and 1.5x typed's time (median
-// 1.5x, within 2x); not measured without it; Widgets at 1.0x to 1.3x
-// (median 1.2x: over 1.1x, one run within it) and at 1.15x to 1.25x (every
-// run over).
-func TestSyncTargets(t *testing.T) {
-	output, err := os.ReadFile("testdata/sync_targets.txt")
-	if err != nil {
-		t.Fatal(err)
+// TestTargetVerdicts judges the targets on made-up results in testdata/,
+// each file given as the output of the report's group of benchmarks.
+func TestTargetVerdicts(t *testing.T) {
+	const (
+		readList        = "ReadList with a label selector: unstructured ≤ 1.5× typed's time (interleaved, CPU cache cold and warm), ≤ 2× its allocations"
+		readNSList      = "ReadNamespaceList with a label selector: unstructured ≤ 1.5× typed's time (interleaved, CPU cache cold and warm), ≤ 2× its allocations"
+		syncConfigMaps  = "SyncInterleaved/resource=configmaps/watchlist=%s: unstructured sync ≤ 2× typed (built-in kind, typed from protobuf)"
+		syncWidgets     = "SyncInterleaved/resource=widgets/watchlist=%s: unstructured sync ≤ 1.1× typed (CRD, both from JSON)"
+		withinGenerated = "%s: within 5%% of client-go's generated lister, no more allocations"
+		withinClientGo  = "Sync/resource=%s/watchlist=on: %s within 10%% of %s"
+	)
+	tests := []struct {
+		name  string
+		files map[string]string // group -> file of testdata
+		want  map[string]string // target -> verdict
+	}{
+		{
+			// List's warm ratios straddle 1.5x (1.4x to 1.7x, median
+			// 1.6x); Namespace(ns).List's cold ones all exceed it.
+			name:  "issue 12's reads",
+			files: map[string]string{"reads": "targets.txt"},
+			want:  map[string]string{readList: inconclusive, readNSList: missed},
+		},
+		{
+			// ConfigMaps with WatchList at 1.5x, 2.5x and 1.5x typed's
+			// time (median 1.5x, within 2x); not measured without it;
+			// Widgets at 1.0x to 1.3x (median 1.2x: over 1.1x, one run
+			// within it) and at 1.15x to 1.25x (every run over).
+			name:  "issue 12's syncs",
+			files: map[string]string{"syncinterleaved": "sync_targets.txt"},
+			want: map[string]string{
+				fmt.Sprintf(syncConfigMaps, "on"): met, fmt.Sprintf(syncConfigMaps, "off"): notMeasured,
+				fmt.Sprintf(syncWidgets, "on"): inconclusive, fmt.Sprintf(syncWidgets, "off"): missed,
+			},
+		},
+		{
+			// Where the contenders also ran interleaved, the interleaved
+			// runs decide, whatever the sequential ones say: ReadList is
+			// 1.5x client-go's time one after the other, 1.0x interleaved
+			// (met); ReadNamespaceList's warm runs are all over 1.05x
+			// (missed); ReadGet, not interleaved, keeps its sequential
+			// verdict (1.2x, one run each: inconclusive). The typed
+			// ConfigMaps sync is 1.5x one after the other, 1.025x
+			// interleaved (met); typed Widgets 1.0x one after the other,
+			// 1.15x and 1.2x interleaved (missed); the drop-in's
+			// ConfigMaps runs 1.0x to 1.2x, median 1.05x (met); its
+			// Widgets, with no interleaved runs, are judged one after the
+			// other (1.0x, met).
+			name: "targets against client-go, judged interleaved",
+			files: map[string]string{
+				"reads": "older_targets.txt", "sync": "older_targets.txt",
+				"syncinterleaved": "older_sync_interleaved.txt", "syncinterleaveddropin": "older_sync_interleaved.txt",
+			},
+			want: map[string]string{
+				fmt.Sprintf(withinGenerated, "ReadList"):                                                      met,
+				fmt.Sprintf(withinGenerated, "ReadNamespaceList"):                                             missed,
+				fmt.Sprintf(withinGenerated, "ReadGet"):                                                       inconclusive,
+				fmt.Sprintf(withinClientGo, "configmaps", "generic-typed", "client-go-typed"):                 met,
+				fmt.Sprintf(withinClientGo, "configmaps", "generic-unstructured-dropin", "client-go-dynamic"): met,
+				fmt.Sprintf(withinClientGo, "widgets", "generic-typed", "client-go-typed"):                    missed,
+				fmt.Sprintf(withinClientGo, "widgets", "generic-unstructured-dropin", "client-go-dynamic"):    met,
+			},
+		},
 	}
-	r := &report{results: map[string][]result{"syncinterleaved": parse(output)}}
-	type row struct{ name, verdict string }
-	var got []row
-	for _, target := range r.unstructuredTargets()[2:6] {
-		got = append(got, row{target.name, target.verdict})
-	}
-	want := []row{
-		{"SyncInterleaved/resource=configmaps/watchlist=on: unstructured sync ≤ 2× typed (built-in kind, typed from protobuf)", met},
-		{"SyncInterleaved/resource=configmaps/watchlist=off: unstructured sync ≤ 2× typed (built-in kind, typed from protobuf)", notMeasured},
-		{"SyncInterleaved/resource=widgets/watchlist=on: unstructured sync ≤ 1.1× typed (CRD, both from JSON)", inconclusive},
-		{"SyncInterleaved/resource=widgets/watchlist=off: unstructured sync ≤ 1.1× typed (CRD, both from JSON)", missed},
-	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{})); diff != "" {
-		t.Errorf("sync targets (-want +got):\n%s", diff)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &report{results: map[string][]result{}}
+			for group, file := range tc.files {
+				r.results[group] = parseFile(t, "testdata/"+file)
+			}
+			if diff := cmp.Diff(tc.want, verdictsOf(r.targetList(), tc.want)); diff != "" {
+				t.Errorf("verdicts (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
-// TestOlderTargetsJudgedInterleaved judges the targets of the generic
-// Lister and of the sync against client-go on testdata/older_targets.txt
-// and testdata/older_sync_interleaved.txt (made-up results). Where the
-// contenders also ran interleaved, the interleaved runs decide, whatever
-// the sequential ones say:
-//
-//   - ReadList: 1.5x client-go's time one after the other, 1.0x
-//     interleaved (met);
-//   - ReadNamespaceList: its warm runs all over 1.05x (missed);
-//   - ReadGet, not interleaved: its sequential verdict (1.2x, one run
-//     each: inconclusive);
-//   - typed ConfigMaps sync: 1.5x one after the other, 1.025x
-//     interleaved (met);
-//   - typed Widgets: 1.0x one after the other, 1.15x and 1.2x
-//     interleaved (missed);
-//   - the drop-in's ConfigMaps: runs of 1.0x to 1.2x, median 1.05x (met);
-//   - the drop-in's Widgets: no interleaved runs, judged one after the
-//     other (1.0x, met).
-func TestOlderTargetsJudgedInterleaved(t *testing.T) {
-	var results [2][]result
-	for i, file := range []string{"testdata/older_targets.txt", "testdata/older_sync_interleaved.txt"} {
-		output, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
+// TestInterleavedReadsAreNoSequentialTargets: no target reads
+// BenchmarkReadInterleaved's results as sub-benchmarks: they have no
+// contenders, and "within 5% of client-go" would find 0 ns within 5% of
+// 0 ns.
+func TestInterleavedReadsAreNoSequentialTargets(t *testing.T) {
+	r := &report{results: map[string][]result{"reads": parseFile(t, "testdata/targets.txt")}}
+	for _, target := range r.targetList() {
+		if strings.HasPrefix(target.name, "ReadInterleaved") {
+			t.Errorf("a target of BenchmarkReadInterleaved's results as sub-benchmarks: %s", target.name)
 		}
-		results[i] = parse(output)
 	}
-	r := &report{results: map[string][]result{
-		"reads": results[0], "sync": results[0],
-		"syncinterleaved": results[1], "syncinterleaveddropin": results[1],
-	}}
-	want := map[string]string{
-		"ReadList: within 5% of client-go's generated lister, no more allocations":                           met,
-		"ReadNamespaceList: within 5% of client-go's generated lister, no more allocations":                  missed,
-		"ReadGet: within 5% of client-go's generated lister, no more allocations":                            inconclusive,
-		"Sync/resource=configmaps/watchlist=on: generic-typed within 10% of client-go-typed":                 met,
-		"Sync/resource=configmaps/watchlist=on: generic-unstructured-dropin within 10% of client-go-dynamic": met,
-		"Sync/resource=widgets/watchlist=on: generic-typed within 10% of client-go-typed":                    missed,
-		"Sync/resource=widgets/watchlist=on: generic-unstructured-dropin within 10% of client-go-dynamic":    met,
-	}
+}
+
+// verdictsOf returns the verdicts of the targets of ts named in want, by
+// name.
+func verdictsOf(ts []target, want map[string]string) map[string]string {
 	got := map[string]string{}
-	for _, line := range strings.Split(r.targets(), "\n") {
-		cells := strings.Split(line, " | ")
-		if len(cells) != 3 {
-			continue
-		}
-		name := strings.TrimPrefix(cells[0], "| ")
-		if _, ok := want[name]; ok {
-			got[name] = strings.TrimSuffix(cells[2], " |")
+	for _, target := range ts {
+		if _, ok := want[target.name]; ok {
+			got[target.name] = target.verdict
 		}
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("verdicts (-want +got):\n%s", diff)
-	}
+	return got
 }
 
 func TestWorst(t *testing.T) {

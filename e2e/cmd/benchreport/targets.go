@@ -65,7 +65,8 @@ func within(results []result, bench, a, b, unit string, margin float64) (string,
 	return missed, detail
 }
 
-func (r *report) targets() string {
+// targetList judges every target on the run's results.
+func (r *report) targetList() []target {
 	var ts []target
 	reads, ingest, view, sync := r.results["reads"], r.results["ingest"], r.results["typedview"], r.results["sync"]
 	for _, bench := range benches(reads) {
@@ -152,7 +153,12 @@ func (r *report) targets() string {
 			verdict:  verdict,
 		})
 	}
-	ts = append(ts, r.unstructuredTargets()...)
+	return append(ts, r.unstructuredTargets()...)
+}
+
+// targets renders targetList as the report's table.
+func (r *report) targets() string {
+	ts := r.targetList()
 	var b bytes.Buffer
 	b.WriteString("p is the p-value of benchstat's test that the two samples are alike; a difference with p ≥ 0.05 is noise. ")
 	b.WriteString("Where the contenders of a target also ran interleaved (in turn within every iteration, under the same conditions; see the interleaved sections), the target is judged on those runs: the median of the ratios within each run, met if it is within the limit, missed if every run's ratio is over it, inconclusive otherwise.\n\n")
