@@ -93,18 +93,24 @@ func (a serverAddress) config() *rest.Config {
 }
 
 // heapResult is the child's measure: live heap before and after the sync,
-// and the time the sync took, in nanoseconds.
+// the time the sync took, in nanoseconds, and the allocations made during
+// it (runtime.MemStats' Mallocs and TotalAlloc, their count and bytes).
 type heapResult struct {
-	Before, After uint64
-	SyncNanos     int64
+	Before, After      uint64
+	SyncNanos          int64
+	Mallocs, AllocByte uint64
 }
 
-// childMeasure is what heapInChild measured: the live heap contender's
-// synced cache holds, in bytes, and the time it took to sync, in a process
-// that holds nothing else (no API server, etcd, or other contender).
+// childMeasure is what heapInChild measured, in a process that holds
+// nothing else (no API server, etcd, or other contender): the live heap
+// contender's synced cache holds, in bytes, the time it took to sync, and
+// the allocations the client made to sync (their count and bytes). The
+// benchmark's own allocs/op and B/op count the embedded API server's too:
+// it runs in the benchmark's process.
 type childMeasure struct {
-	heap uint64
-	sync time.Duration
+	heap          uint64
+	sync          time.Duration
+	allocs, bytes uint64
 }
 
 // heapInChild measures, in a child process, the live heap that contender's
@@ -134,7 +140,7 @@ func heapInChild(b *testing.B, config *rest.Config, gvr schema.GroupVersionResou
 	if err != nil {
 		b.Fatalf("heap child for %s: %v\n%s", contender, err, stdout.String())
 	}
-	measure := childMeasure{sync: time.Duration(result.SyncNanos)}
+	measure := childMeasure{sync: time.Duration(result.SyncNanos), allocs: result.Mallocs, bytes: result.AllocByte}
 	if result.After > result.Before {
 		measure.heap = result.After - result.Before
 	}
@@ -191,16 +197,23 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 	}
 	for b.Loop() {
 		before := liveHeap()
+		var startStats, syncedStats runtime.MemStats
+		runtime.ReadMemStats(&startStats)
 		started := time.Now()
 		synced, stop := run(b, context.Background(), config, request.Resource)
 		waitSynced(b, synced)
 		took := time.Since(started)
+		runtime.ReadMemStats(&syncedStats)
 		after := liveHeap()
 		if profileDir != "" {
 			writeHeapProfile(b, profileDir, request)
 		}
 		runtime.KeepAlive(synced)
-		result, err := json.Marshal(heapResult{Before: before, After: after, SyncNanos: took.Nanoseconds()})
+		result, err := json.Marshal(heapResult{
+			Before: before, After: after, SyncNanos: took.Nanoseconds(),
+			Mallocs:   syncedStats.Mallocs - startStats.Mallocs,
+			AllocByte: syncedStats.TotalAlloc - startStats.TotalAlloc,
+		})
 		if err != nil {
 			b.Fatal(err)
 		}

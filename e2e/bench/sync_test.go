@@ -313,7 +313,9 @@ func shuffled(n int) []syncContender {
 // cache holds per object, measured in a process of its own (heapInChild:
 // live heap after forced GCs, less the baseline before the informer
 // started; see heap_test.go for why not in this process), and the time the
-// sync took there (alone-ns/op).
+// sync took there (alone-ns/op) and the allocations the client made
+// (alone-allocs/op, alone-B/op; allocs/op and B/op count the embedded API
+// server's too).
 //
 // The contenders run in a different order at every -count run (shuffled,
 // the same from run to run): in a fixed order, or merely rotated, the
@@ -359,8 +361,10 @@ func warmUp(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource) 
 
 // measureSync times contender's syncs in this process, each from a
 // collected heap, then measures once, in a child process (heapInChild), the
-// live heap its synced cache holds and the time it takes to sync there
-// (alone-ns/op: the client in a process of its own).
+// live heap its synced cache holds, the time it takes to sync there
+// (alone-ns/op: the client in a process of its own) and the allocations it
+// makes to sync (alone-allocs/op, alone-B/op). allocs/op and B/op, of this
+// process, count the embedded API server's allocations too.
 func measureSync(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, contender string, run syncer) {
 	b.ReportAllocs()
 	for b.Loop() {
@@ -379,6 +383,8 @@ func measureSync(b *testing.B, config *rest.Config, gvr schema.GroupVersionResou
 	b.ReportMetric(heap, "heap-B")
 	b.ReportMetric(heap/float64(objects), "B/object")
 	b.ReportMetric(float64(child.sync.Nanoseconds()), "alone-ns/op")
+	b.ReportMetric(float64(child.allocs), "alone-allocs/op")
+	b.ReportMetric(float64(child.bytes), "alone-B/op")
 }
 
 func waitSynced(b *testing.B, synced <-chan struct{}) {
