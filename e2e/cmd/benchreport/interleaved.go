@@ -16,6 +16,7 @@ const interleavedBench = "ReadInterleaved/"
 // states, in the order of the report.
 var interleavedReads = []struct{ read, cpuCache string }{
 	{"List", "cold"}, {"List", "warm"}, {"NamespaceList", "cold"}, {"NamespaceList", "warm"},
+	{"Get", "cold"}, {"Get", "warm"}, {"ByIndex", "cold"}, {"ByIndex", "warm"},
 }
 
 func interleavedName(read, cpuCache string) string {

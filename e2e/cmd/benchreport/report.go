@@ -37,11 +37,11 @@ func (r *report) markdown() ([]byte, error) {
 		w("### %s\n\n", strings.TrimPrefix(bench, "Read"))
 		r.readTable(&b, bench)
 	}
-	w("### Label-selector reads, interleaved\n\n")
+	w("### Reads, interleaved\n\n")
 	if typedList := samples(r.results["reads"], "ReadList", "generic-typed", "ns/op"); len(typedList) > 0 {
 		w("The tables above run one contender after another, and what one memory-bound read costs changes from run to run: in this run, generic-typed's List took %s to %s. ", duration(slices.Min(typedList)), duration(slices.Max(typedList)))
 	}
-	w("`BenchmarkReadInterleaved` runs three contenders in turn within every iteration (starting with a different one each time), each over a cache of its own (client-go over a second typed cache, filled as generic-typed's is), and reports each one's time: the contenders read under the same conditions. Cold: between two reads of one contender come reads of the others, which push its objects out of the CPU's caches in part or in whole, as a controller's other work does between reconciles. Warm: each timed read follows the same read, untimed. The ratios are medians of the ratios within each run, with the range over the runs; the control, two listers of typed objects, should be near 1. Issue 12's time targets are judged here, and so are the List and Namespace(ns).List targets against client-go's generated lister (the control, inverted).\n\n")
+	w("`BenchmarkReadInterleaved` runs three contenders in turn within every iteration (starting with a different one each time), each over a cache of its own (client-go over a second typed cache, filled as generic-typed's is), and reports each one's time: the contenders read under the same conditions. Cold: between two reads of one contender come reads of the others, which push its objects out of the CPU's caches in part or in whole, as a controller's other work does between reconciles. Warm: each timed read follows the same read, untimed. A read of Get is a batch of Gets, and one of ByIndex the Pods of a batch of nodes (their sizes are in BenchmarkReadInterleaved), so that the clock's own cost is small beside what it times; the times are per read. The ratios are medians of the ratios within each run, with the range over the runs; the control, two listers of typed objects, should be near 1. Issue 12's time targets are judged here, and so are the targets against client-go's generated lister (the control, inverted).\n\n")
 	r.interleavedTable(&b)
 	w("## Ingest\n\n")
 	w("%d watch events (%d adds, then updates) from a fake watch through an informer to a handler that counts them; one op is all of them. `generic` is `Informer[*corev1.Pod]` with a typed handler, `client-go` a `SharedIndexInformer` with a plain handler.\n\n", 10*r.objects, r.objects)

@@ -59,11 +59,34 @@ func TestScalingRows(t *testing.T) {
 // tableRows returns the rows of the markdown tables in s, without their
 // header and separator lines.
 func tableRows(s string) []string {
+	lines := strings.Split(s, "\n")
 	var rows []string
-	for _, line := range strings.Split(s, "\n") {
-		if strings.HasPrefix(line, "| ") && !strings.HasPrefix(line, "| contender") {
+	for i, line := range lines {
+		header := i+1 < len(lines) && strings.HasPrefix(lines[i+1], "|---")
+		if strings.HasPrefix(line, "| ") && !header {
 			rows = append(rows, line)
 		}
 	}
 	return rows
+}
+
+// TestInterleavedTableRows renders BenchmarkReadInterleaved's table from
+// made-up runs (testdata/older_targets.txt): a row for every read and CPU
+// cache state measured, Get and ByIndex included, and none for those that
+// were not (Get).
+func TestInterleavedTableRows(t *testing.T) {
+	r := &report{results: map[string][]result{"reads": parseFile(t, "testdata/older_targets.txt")}}
+	var b bytes.Buffer
+	r.interleavedTable(&b)
+	want := []string{
+		"| List | cold | 1.0 ms | 1.2 ms | 1.0 ms | 1.20× (1.18–1.21) | 1.00× (0.98–1.01) |",
+		"| List | warm | 1.0 ms | 1.2 ms | 1.0 ms | 1.20× (1.09–1.20) | 1.00× (0.91–1.00) |",
+		"| NamespaceList | cold | 10.00 µs | 16.00 µs | 10.00 µs | 1.60× (1.60–1.60) | 1.00× (1.00–1.00) |",
+		"| NamespaceList | warm | 11.50 µs | 14.00 µs | 10.00 µs | 1.22× (1.17–1.27) | 0.87× (0.83–0.91) |",
+		"| ByIndex | cold | 10.10 µs | 10.00 µs | 10.00 µs | 0.99× (0.98–1.00) | 0.99× (0.98–1.00) |",
+		"| ByIndex | warm | 9.50 µs | 11.00 µs | 10.00 µs | 1.16× (1.11–1.20) | 1.06× (1.00–1.11) |",
+	}
+	if diff := cmp.Diff(want, tableRows(b.String())); diff != "" {
+		t.Errorf("interleaved rows (-want +got):\n%s", diff)
+	}
 }
