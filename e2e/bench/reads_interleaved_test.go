@@ -22,8 +22,8 @@ import (
 // this project's 2-core VM, what a memory-bound read costs changed by up to
 // 8x from one run to the next, in one process with nothing else running
 // (generic-typed's List: 0.68 to 5.4 ms), more than the ratios they are to
-// judge; ByIndex, the same code, measured 0.86x client-go in one report
-// and 1.24x in the next. Interleaved, the contenders read under the same
+// judge; ByIndex, the same code, measured 0.86x client-go in one run of
+// the report and 1.24x in the next. Interleaved, the contenders read under the same
 // conditions, and the ratio of their times holds where the times do not.
 // Each contender reads a cache of its own, so that none reads objects
 // another has just brought into the CPU's cache: client-go reads a second

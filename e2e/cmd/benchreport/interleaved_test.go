@@ -191,6 +191,14 @@ func TestTargetVerdicts(t *testing.T) {
 				fmt.Sprintf(withinClientGo, "widgets", "generic-unstructured-dropin", "client-go-dynamic"):    met,
 			},
 		},
+		{
+			// Get is 1.49x client-go's time one after the other (two runs
+			// each: inconclusive) and 0.90x cold, 0.92x warm interleaved
+			// (met).
+			name:  "Get, judged interleaved",
+			files: map[string]string{"reads": "get_interleaved.txt"},
+			want:  map[string]string{fmt.Sprintf(withinGenerated, "ReadGet"): met},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -41,7 +41,7 @@ func (r *report) markdown() ([]byte, error) {
 	if typedList := samples(r.results["reads"], "ReadList", "generic-typed", "ns/op"); len(typedList) > 0 {
 		w("The tables above run one contender after another, and what one memory-bound read costs changes from run to run: in this run, generic-typed's List took %s to %s. ", duration(slices.Min(typedList)), duration(slices.Max(typedList)))
 	}
-	w("`BenchmarkReadInterleaved` runs three contenders in turn within every iteration (starting with a different one each time), each over a cache of its own (client-go over a second typed cache, filled as generic-typed's is), and reports each one's time: the contenders read under the same conditions. Cold: between two reads of one contender come reads of the others, which push its objects out of the CPU's caches in part or in whole, as a controller's other work does between reconciles. Warm: each timed read follows the same read, untimed. A read of Get is a batch of Gets, and one of ByIndex the Pods of a batch of nodes (their sizes are in BenchmarkReadInterleaved), so that the clock's own cost is small beside what it times; the times are per read. The ratios are medians of the ratios within each run, with the range over the runs; the control, two listers of typed objects, should be near 1. Issue 12's time targets are judged here, and so are the targets against client-go's generated lister (the control, inverted).\n\n")
+	w("`BenchmarkReadInterleaved` runs three contenders in turn within every iteration (starting with a different one each time), each over a cache of its own (client-go over a second typed cache, filled as generic-typed's is), and reports each one's time: the contenders read under the same conditions. Cold: between two reads of one contender come reads of the others, which push its objects out of the CPU's caches in part or in whole, as a controller's other work does between reconciles. Warm: each timed read follows the same read, untimed. A read of Get is a batch of Gets, and one of ByIndex the Pods of a batch of nodes (their sizes are in BenchmarkReadInterleaved), so that the clock's own cost is small beside what it times; the times are per read. The ratios are medians of the ratios within each run, with the range over the runs; the control, two listers of typed objects, should be near 1 for List and Namespace(ns).List, where the two do the same work; for Get and ByIndex, client-go's reads make one allocation more each than generic-typed's (see the tables above), and the control is above 1. Issue 12's time targets are judged here, and so are the targets against client-go's generated lister (the control, inverted).\n\n")
 	r.interleavedTable(&b)
 	w("## Ingest\n\n")
 	w("%d watch events (%d adds, then updates) from a fake watch through an informer to a handler that counts them; one op is all of them. `generic` is `Informer[*corev1.Pod]` with a typed handler, `client-go` a `SharedIndexInformer` with a plain handler.\n\n", 10*r.objects, r.objects)
@@ -50,7 +50,7 @@ func (r *report) markdown() ([]byte, error) {
 	w("Reading a `*corev1.Pod` from a cache fed unstructured objects: converted once at ingest (`generic.FromUnstructured`, then a `Lister[*corev1.Pod]` Get) against the common pattern of converting at every read (dynamiclister Get, then `runtime.DefaultUnstructuredConverter.FromUnstructured`).\n\n")
 	r.typedViewTable(&b)
 	w("## Initial sync from a real API server\n\n")
-	w("%d ConfigMaps and %d Widgets (a CRD) of about 2 KiB each, in an embedded kube-apiserver (same process). One op is one informer, from start until synced; `B/object` is the live heap the synced cache holds, measured once per contender and run in a process of its own, so that the server's caches do not count (the benchmark binary re-executed: heap after two GCs with the informer synced, less the same with only a warm client, divided by the objects); `alone` is the time that sync took there, the client in a process of its own (one sample per run; the server, in the parent, still shares the CPUs), and `allocs/op, alone` the allocations the client made to sync there; `allocs/op, with the server` are the benchmark process's, which count the embedded API server's work to serve the sync too. WatchList (client-go's `WatchListClient` feature, on by default since 1.35) on and off. `-stripped` is `generic.WithStripManagedFields()`. For Widgets, `client-go-typed` is the informer informer-gen would generate (a typed REST client's `ListWatch`), written by hand. Ratios: typed contenders against `client-go-typed`, unstructured ones against `client-go-dynamic`.\n\n", r.objects, r.objects)
+	w("%d ConfigMaps and %d Widgets (a CRD) of about 2 KiB each, in an embedded kube-apiserver (same process). One op is one informer, from start until synced; `B/object` is the live heap the synced cache holds, measured once per contender and run in a process of its own, so that the server's caches do not count (the benchmark binary re-executed: heap after two GCs with the informer synced, less the same with only a warm client, divided by the objects); `alone` is the time that sync took there, the client in a process of its own (one sample per run; the server, in the parent, still shares the CPUs), and `allocs/op, alone` the allocations the client made to sync there (the first sync in that process: the client's one-time set-up counts too); `allocs/op, with the server` are the benchmark process's, which count the embedded API server's work to serve the sync too. WatchList (client-go's `WatchListClient` feature, on by default since 1.35) on and off. `-stripped` is `generic.WithStripManagedFields()`. For Widgets, `client-go-typed` is the informer informer-gen would generate (a typed REST client's `ListWatch`), written by hand. Ratios: typed contenders against `client-go-typed`, unstructured ones against `client-go-dynamic`.\n\n", r.objects, r.objects)
 	for _, bench := range benches(r.results["sync"]) {
 		w("### %s\n\n", strings.ReplaceAll(strings.TrimPrefix(bench, "Sync/"), "/", ", "))
 		r.syncTable(&b, bench)
@@ -121,11 +121,11 @@ func (r *report) syncTable(b *bytes.Buffer, bench string) {
 		alone, _ := median(results, bench, c, "alone-ns/op")
 		perObject, _ := median(results, bench, c, "B/object")
 		allocs, _ := median(results, bench, c, "allocs/op")
-		allocsAlone, _ := median(results, bench, c, "alone-allocs/op")
+		allocsAlone, aloneOK := median(results, bench, c, "alone-allocs/op")
 		baseline := syncBaseline(c)
 		baseSec, _ := median(results, bench, baseline, "ns/op")
 		basePerObject, _ := median(results, bench, baseline, "B/object")
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %.0f | %.0f |\n", c, duration(sec), ratio(sec, baseSec), duration(alone), size(perObject), ratio(perObject, basePerObject), allocs, allocsAlone)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %.0f | %s |\n", c, duration(sec), ratio(sec, baseSec), duration(alone), size(perObject), ratio(perObject, basePerObject), allocs, count(allocsAlone, aloneOK, 1))
 	}
 	b.WriteString("\n")
 }
@@ -182,6 +182,18 @@ func duration(ns float64) string {
 		return fmt.Sprintf("%.2f µs", ns/1e3)
 	}
 	return fmt.Sprintf("%.0f ns", ns)
+}
+
+// count writes n per per (one decimal if per is not 1), or "—" if n was
+// not measured (ok false: results of a run from before it was).
+func count(n float64, ok bool, per float64) string {
+	switch {
+	case !ok:
+		return "—"
+	case per == 1:
+		return fmt.Sprintf("%.0f", n)
+	}
+	return fmt.Sprintf("%.1f", n/per)
 }
 
 func size(b float64) string {

@@ -67,10 +67,10 @@ func (r *report) scalingSection(w func(format string, args ...any), b *bytes.Buf
 				continue
 			}
 			alone, _ := median(results, scalingBench, c, "alone-ns/op")
-			allocs, _ := median(results, scalingBench, c, "alone-allocs/op")
+			allocs, allocsOK := median(results, scalingBench, c, "alone-allocs/op")
 			heap, _ := median(results, scalingBench, c, "B/object")
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %.1f | %s |\n", c, n, duration(ns), duration(ns/float64(n)),
-				duration(alone), duration(alone/float64(n)), allocs/float64(n), size(heap))
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", c, n, duration(ns), duration(ns/float64(n)),
+				duration(alone), duration(alone/float64(n)), count(allocs, allocsOK, float64(n)), size(heap))
 		}
 	}
 	b.WriteString("\n![Sync time per object](benchmarks/scaling-time.png)\n\n![Heap per object](benchmarks/scaling-heap.png)\n\n")

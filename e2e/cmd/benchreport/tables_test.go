@@ -37,6 +37,15 @@ func TestScalingRows(t *testing.T) {
 				"| generic-unstructured | 100000 | 8.00 s | 80.00 µs | 9.00 s | 90.00 µs | 60.0 | 3.00 KiB |",
 			},
 		},
+		{
+			// A run from before the child counted its allocations: none
+			// to show, and the process's allocs/op not shown instead.
+			name:  "no allocations alone",
+			sizes: map[int]string{1000: "scaling_before_alone_allocs.txt"},
+			want: []string{
+				"| generic-unstructured | 1000 | 40.0 ms | 40.00 µs | 80.0 ms | 80.00 µs | — | 4.00 KiB |",
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,22 +80,34 @@ func tableRows(s string) []string {
 }
 
 // TestInterleavedTableRows renders BenchmarkReadInterleaved's table from
-// made-up runs (testdata/older_targets.txt): a row for every read and CPU
-// cache state measured, Get and ByIndex included, and none for those that
-// were not (Get).
+// made-up runs in testdata/: a row for every read and CPU cache state
+// measured, Get and ByIndex included, and none for those that were not.
 func TestInterleavedTableRows(t *testing.T) {
-	r := &report{results: map[string][]result{"reads": parseFile(t, "testdata/older_targets.txt")}}
-	var b bytes.Buffer
-	r.interleavedTable(&b)
-	want := []string{
-		"| List | cold | 1.0 ms | 1.2 ms | 1.0 ms | 1.20× (1.18–1.21) | 1.00× (0.98–1.01) |",
-		"| List | warm | 1.0 ms | 1.2 ms | 1.0 ms | 1.20× (1.09–1.20) | 1.00× (0.91–1.00) |",
-		"| NamespaceList | cold | 10.00 µs | 16.00 µs | 10.00 µs | 1.60× (1.60–1.60) | 1.00× (1.00–1.00) |",
-		"| NamespaceList | warm | 11.50 µs | 14.00 µs | 10.00 µs | 1.22× (1.17–1.27) | 0.87× (0.83–0.91) |",
-		"| ByIndex | cold | 10.10 µs | 10.00 µs | 10.00 µs | 0.99× (0.98–1.00) | 0.99× (0.98–1.00) |",
-		"| ByIndex | warm | 9.50 µs | 11.00 µs | 10.00 µs | 1.16× (1.11–1.20) | 1.06× (1.00–1.11) |",
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"older_targets.txt", []string{
+			"| List | cold | 1.0 ms | 1.2 ms | 1.0 ms | 1.20× (1.18–1.21) | 1.00× (0.98–1.01) |",
+			"| List | warm | 1.0 ms | 1.2 ms | 1.0 ms | 1.20× (1.09–1.20) | 1.00× (0.91–1.00) |",
+			"| NamespaceList | cold | 10.00 µs | 16.00 µs | 10.00 µs | 1.60× (1.60–1.60) | 1.00× (1.00–1.00) |",
+			"| NamespaceList | warm | 11.50 µs | 14.00 µs | 10.00 µs | 1.22× (1.17–1.27) | 0.87× (0.83–0.91) |",
+			"| ByIndex | cold | 10.10 µs | 10.00 µs | 10.00 µs | 0.99× (0.98–1.00) | 0.99× (0.98–1.00) |",
+			"| ByIndex | warm | 9.50 µs | 11.00 µs | 10.00 µs | 1.16× (1.11–1.20) | 1.06× (1.00–1.11) |",
+		}},
+		{"get_interleaved.txt", []string{
+			"| Get | cold | 19.00 µs | 19.00 µs | 21.00 µs | 1.00× (1.00–1.00) | 1.11× (1.10–1.11) |",
+			"| Get | warm | 11.00 µs | 11.50 µs | 12.00 µs | 1.05× (1.00–1.10) | 1.10× (1.00–1.20) |",
+		}},
 	}
-	if diff := cmp.Diff(want, tableRows(b.String())); diff != "" {
-		t.Errorf("interleaved rows (-want +got):\n%s", diff)
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			r := &report{results: map[string][]result{"reads": parseFile(t, "testdata/"+tc.file)}}
+			var b bytes.Buffer
+			r.interleavedTable(&b)
+			if diff := cmp.Diff(tc.want, tableRows(b.String())); diff != "" {
+				t.Errorf("interleaved rows (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
