@@ -96,9 +96,9 @@ func (a serverAddress) config() *rest.Config {
 // the time the sync took, in nanoseconds, and the allocations made during
 // it (runtime.MemStats' Mallocs and TotalAlloc, their count and bytes).
 type heapResult struct {
-	Before, After      uint64
-	SyncNanos          int64
-	Mallocs, AllocByte uint64
+	Before, After       uint64
+	SyncNanos           int64
+	Mallocs, AllocBytes uint64
 }
 
 // childMeasure is what heapInChild measured, in a process that holds
@@ -142,7 +142,7 @@ func heapInChild(b *testing.B, config *rest.Config, gvr schema.GroupVersionResou
 	if err != nil {
 		b.Fatalf("heap child for %s: %v\n%s", contender, err, stdout.String())
 	}
-	measure := childMeasure{sync: time.Duration(result.SyncNanos), allocs: result.Mallocs, bytes: result.AllocByte}
+	measure := childMeasure{sync: time.Duration(result.SyncNanos), allocs: result.Mallocs, bytes: result.AllocBytes}
 	if result.After > result.Before {
 		measure.heap = result.After - result.Before
 	}
@@ -213,8 +213,8 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 		runtime.KeepAlive(synced)
 		result, err := json.Marshal(heapResult{
 			Before: before, After: after, SyncNanos: took.Nanoseconds(),
-			Mallocs:   syncedStats.Mallocs - startStats.Mallocs,
-			AllocByte: syncedStats.TotalAlloc - startStats.TotalAlloc,
+			Mallocs:    syncedStats.Mallocs - startStats.Mallocs,
+			AllocBytes: syncedStats.TotalAlloc - startStats.TotalAlloc,
 		})
 		if err != nil {
 			b.Fatal(err)

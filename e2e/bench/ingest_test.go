@@ -112,7 +112,7 @@ func BenchmarkTypedViewRead(b *testing.B) {
 	b.Run("contender=convert-at-ingest", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			pod, err := converted.Namespace("ns-" + strconv.Itoa(i%namespaces)).Get("pod-" + strconv.Itoa(i%objects/namespaces*namespaces+i%namespaces))
+			pod, err := converted.Namespace(namespaceOf(i)).Get(podName(i%objects/namespaces*namespaces + i%namespaces))
 			if err != nil || pod.Spec.NodeName == "" {
 				b.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func BenchmarkTypedViewRead(b *testing.B) {
 	b.Run("contender=convert-per-read", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			u, err := perRead.Namespace("ns-" + strconv.Itoa(i%namespaces)).Get("pod-" + strconv.Itoa(i%objects/namespaces*namespaces+i%namespaces))
+			u, err := perRead.Namespace(namespaceOf(i)).Get(podName(i%objects/namespaces*namespaces + i%namespaces))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -21,19 +21,25 @@ const namespaces = 100
 // nodes is how many nodes the Pods are spread over (for ByIndex).
 const nodes = 500
 
-// newPod is Pod i of the benchmark set: in namespace ns-(i%100), labelled
-// app=app-(i/100%10) and node=node-(i%500).
+// newPod is Pod i of the benchmark set: pod-i in namespace ns-(i%100),
+// labelled app=app-(i/100%10) and node=node-(i%500).
 func newPod(i int) *corev1.Pod {
 	return &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: "ns-" + strconv.Itoa(i%namespaces), Name: "pod-" + strconv.Itoa(i),
+			Namespace: namespaceOf(i), Name: podName(i),
 			ResourceVersion: strconv.Itoa(i + 1),
-			Labels:          map[string]string{"app": "app-" + strconv.Itoa(i/namespaces%10), "node": "node-" + strconv.Itoa(i%nodes)},
+			Labels:          map[string]string{"app": "app-" + strconv.Itoa(i/namespaces%10), "node": nodeName(i)},
 		},
-		Spec: corev1.PodSpec{NodeName: "node-" + strconv.Itoa(i%nodes), Containers: []corev1.Container{{Name: "c", Image: "nginx:1.27"}}},
+		Spec: corev1.PodSpec{NodeName: nodeName(i), Containers: []corev1.Container{{Name: "c", Image: "nginx:1.27"}}},
 	}
 }
+
+// namespaceOf, podName and nodeName name Pod i's namespace, the Pod, and
+// its node.
+func namespaceOf(i int) string { return "ns-" + strconv.Itoa(i%namespaces) }
+func podName(i int) string     { return "pod-" + strconv.Itoa(i) }
+func nodeName(i int) string    { return "node-" + strconv.Itoa(i%nodes) }
 
 func podList(n int) *corev1.PodList {
 	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.Itoa(n + 1)}}

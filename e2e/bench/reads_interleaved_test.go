@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"strconv"
 	"testing"
 	"time"
 
@@ -85,7 +84,7 @@ type podKey struct{ namespace, name string }
 func podKeys() []podKey {
 	keys := make([]podKey, objects)
 	for p := range keys {
-		keys[p] = podKey{"ns-" + strconv.Itoa(p%namespaces), "pod-" + strconv.Itoa(p)}
+		keys[p] = podKey{namespaceOf(p), podName(p)}
 	}
 	return keys
 }
@@ -94,7 +93,7 @@ func podKeys() []podKey {
 func nodeNames() []string {
 	names := make([]string, nodes)
 	for n := range names {
-		names[n] = "node-" + strconv.Itoa(n)
+		names[n] = nodeName(n)
 	}
 	return names
 }
@@ -180,8 +179,4 @@ func rotate(b *testing.B, names []string, measure func(c, i int) time.Duration) 
 	for c, name := range names {
 		b.ReportMetric(float64(elapsed[c].Nanoseconds())/float64(b.N), name+"-ns/op")
 	}
-}
-
-func namespaceOf(i int) string {
-	return "ns-" + strconv.Itoa(i%namespaces)
 }

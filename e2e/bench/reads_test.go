@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -204,7 +203,7 @@ func BenchmarkReadGet(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				p := i % objects
-				r.get("ns-"+strconv.Itoa(p%namespaces), "pod-"+strconv.Itoa(p))
+				r.get(namespaceOf(p), podName(p))
 			}
 		})
 	}
@@ -226,7 +225,7 @@ func BenchmarkReadNamespaceList(b *testing.B) {
 			selector := labels.SelectorFromSet(labels.Set{"app": "app-3"})
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				if got := r.namespaceList("ns-"+strconv.Itoa(i%namespaces), selector); got != want {
+				if got := r.namespaceList(namespaceOf(i), selector); got != want {
 					b.Fatalf("listed %d, want %d", got, want)
 				}
 			}
@@ -242,7 +241,7 @@ func BenchmarkReadByIndex(b *testing.B) {
 		b.Run("contender="+r.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				if got := r.byIndex("node-" + strconv.Itoa(i%nodes)); got != want {
+				if got := r.byIndex(nodeName(i)); got != want {
 					b.Fatalf("read %d, want %d", got, want)
 				}
 			}

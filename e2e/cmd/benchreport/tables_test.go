@@ -21,13 +21,6 @@ func TestScalingRows(t *testing.T) {
 		want  []string
 	}{
 		{
-			name:  "one size",
-			sizes: map[int]string{1000: "scaling_1000.txt"},
-			want: []string{
-				"| generic-unstructured | 1000 | 40.0 ms | 40.00 µs | 80.0 ms | 80.00 µs | 60.0 | 4.00 KiB |",
-			},
-		},
-		{
 			// At 100,000 one run made half again as many allocations,
 			// in the child as with the server; the median leaves it out.
 			name:  "two sizes",
