@@ -3,6 +3,7 @@ package generic_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -263,7 +264,8 @@ func TestResourceNoLongerServed(t *testing.T) {
 		t.Errorf("events when served again (-want +got):\n%s", diff)
 	}
 	waitForState(t, informer, generic.Synced)
-	if diff := cmp.Diff([]generic.State{generic.Syncing, generic.Synced, generic.NotServed, generic.Synced}, states.states()); diff != "" {
+	wantStates := []generic.State{generic.Syncing, generic.Synced, generic.NotServed, generic.Synced}
+	if diff := cmp.Diff(wantStates, states.heard(t, len(wantStates))); diff != "" {
 		t.Errorf("state changes (-want +got):\n%s", diff)
 	}
 }
@@ -537,6 +539,15 @@ func (l *stateLog) record(s generic.Status) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.log = append(l.log, s.State)
+}
+
+// heard waits until the StateHandler has been told of n changes and
+// returns them. The handler runs on the informer's own goroutine, so
+// Status can show a change before the handler hears of it.
+func (l *stateLog) heard(t *testing.T, n int) []generic.State {
+	t.Helper()
+	waitUntil(t, fmt.Sprintf("the StateHandler hears %d changes", n), func() bool { return len(l.states()) >= n })
+	return l.states()
 }
 
 func (l *stateLog) states() []generic.State {

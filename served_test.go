@@ -117,8 +117,7 @@ func TestRecoveryBeforeFirstSync(t *testing.T) {
 			failing.Store(false)
 
 			waitForState(t, informer, generic.Synced)
-			waitUntil(t, "the StateHandler hears Synced", func() bool { return len(states.states()) >= len(tc.wantT) })
-			if diff := cmp.Diff(tc.wantT, states.states()); diff != "" {
+			if diff := cmp.Diff(tc.wantT, states.heard(t, len(tc.wantT))); diff != "" {
 				t.Errorf("state changes (-want +got):\n%s", diff)
 			}
 			if err := informer.Status().LastError; err != nil {

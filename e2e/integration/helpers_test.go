@@ -274,6 +274,22 @@ func (l *stateLog) record(s generic.Status) {
 	l.log = append(l.log, s.State)
 }
 
+// heard waits until the StateHandler has been told of n changes and
+// returns them. The handler runs on the informer's own goroutine, so
+// Status can show a change before the handler hears of it.
+func (l *stateLog) heard(t *testing.T, n int) []generic.State {
+	t.Helper()
+	ctx := testContext(t)
+	for len(l.states()) < n {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the StateHandler heard %v, want %d changes", l.states(), n)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return l.states()
+}
+
 func (l *stateLog) states() []generic.State {
 	l.mu.Lock()
 	defer l.mu.Unlock()

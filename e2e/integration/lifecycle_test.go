@@ -122,7 +122,8 @@ func TestCRDDeletedAndRecreated(t *testing.T) {
 	if diff := cmp.Diff(int64(90), weight); diff != "" {
 		t.Errorf("new field (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]generic.State{generic.Syncing, generic.Synced, generic.NotServed, generic.Synced}, states.states()); diff != "" {
+	wantStates := []generic.State{generic.Syncing, generic.Synced, generic.NotServed, generic.Synced}
+	if diff := cmp.Diff(wantStates, states.heard(t, len(wantStates))); diff != "" {
 		t.Errorf("state changes (-want +got):\n%s", diff)
 	}
 }
