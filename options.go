@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/generic-informers/generic/internal/smallmap"
 )
 
 // TweakListOptionsFunc changes the options of every list and watch request an
@@ -297,7 +299,9 @@ func (o options) ingestEdit() func(obj any) {
 // its own, so that a transform may edit it in place: the decoders of
 // typed.UnstructuredFor make objects with equal labels share one map (a
 // cached object is read-only, but a transform edits an object before it
-// is cached). Other objects are left as they are.
+// is cached). Other objects are left as they are. The maps it writes to
+// are set with smallmap.Set: a full small map set in place would turn into
+// a table for good.
 func ownLabels(obj any) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || u == nil {
@@ -307,7 +311,9 @@ func ownLabels(obj any) {
 	if !ok {
 		return
 	}
-	if labels, ok := metadata["labels"].(map[string]any); ok {
-		metadata["labels"] = maps.Clone(labels)
+	labels, ok := metadata["labels"].(map[string]any)
+	if !ok {
+		return
 	}
+	u.Object = smallmap.Set(u.Object, "metadata", smallmap.Set(metadata, "labels", maps.Clone(labels)))
 }

@@ -3,14 +3,9 @@ package generic
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-)
 
-// smallMapEntries is the most entries a Go map holds in its small form:
-// one group of eight slots behind the map's header (internal/runtime/maps,
-// Go 1.24 and later). One more entry turns it into a table with a
-// directory and groups for sixteen, about twice the memory, and a map
-// that shrinks back under eight entries keeps that table.
-const smallMapEntries = 8
+	"github.com/generic-informers/generic/internal/smallmap"
+)
 
 // stripManagedFields drops metadata.managedFields from obj
 // (WithStripManagedFields). An *unstructured.Unstructured whose metadata
@@ -48,7 +43,7 @@ func stripUnstructured(u *unstructured.Unstructured) {
 	}
 	had := len(metadata)
 	delete(metadata, "managedFields")
-	if had <= smallMapEntries || len(metadata) > smallMapEntries {
+	if had <= smallmap.Entries || len(metadata) > smallmap.Entries {
 		return
 	}
 	small := make(map[string]any, len(metadata))
@@ -56,7 +51,11 @@ func stripUnstructured(u *unstructured.Unstructured) {
 		small["labels"] = labels
 	}
 	for k, v := range metadata {
-		small[k] = v
+		// Each entry once: set again, labels could come last, into a
+		// full small map, which turns it into a table (smallmap.Entries).
+		if k != "labels" {
+			small[k] = v
+		}
 	}
 	u.Object["metadata"] = small
 }

@@ -2,6 +2,8 @@ package generic
 
 import (
 	"reflect"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,4 +114,89 @@ func metadataPointer(obj any) any {
 		return nil
 	}
 	return reflect.ValueOf(md).UnsafePointer()
+}
+
+// TestIngestEditLeavesMapsSmall runs the ingest's edits (stripped
+// managedFields, labels of its own for a transform) on objects whose
+// metadata has eight fields once edited, and measures the live heap they
+// hold against the same objects made as the edit leaves them: equal,
+// within a few bytes an object. A full small Go map set in place turns
+// into a table for good (smallmap.Entries): the remade metadata got its
+// labels twice, and when the copy came to them last the map was full
+// (about one object in eight kept a table of sixteen slots); and the
+// labels of its own were set in a full metadata map (every object).
+func TestIngestEditLeavesMapsSmall(t *testing.T) {
+	const objects = 4000
+	// slack is what two measures of a live heap differ by with nothing
+	// changed, and more: a few KiB, a byte or two an object.
+	const slack = 16
+	sharedLabels := map[string]any{"app": "a"}
+	type shape struct{ managed, sharedLabels bool }
+	build := func(s shape) []*unstructured.Unstructured {
+		objs := make([]*unstructured.Unstructured, objects)
+		for i := range objs {
+			md := map[string]any{
+				"name": "w-" + strconv.Itoa(i), "namespace": "ns", "uid": "u", "resourceVersion": "1",
+				"generation": int64(1), "creationTimestamp": "2026-12-01T10:00:00Z",
+				"labels": map[string]any{"app": "a"}, "annotations": map[string]any{"note": "n"},
+			}
+			if s.sharedLabels {
+				md["labels"] = sharedLabels
+			}
+			if s.managed {
+				md["managedFields"] = []any{map[string]any{"manager": "kubectl"}}
+			}
+			objs[i] = &unstructured.Unstructured{Object: map[string]any{"kind": "Widget", "metadata": md}}
+		}
+		return objs
+	}
+	tests := []struct {
+		name   string
+		opts   options
+		before shape
+	}{
+		{"stripped", options{stripManaged: true}, shape{managed: true}},
+		{"labels of its own for a transform", options{transform: func(obj any) (any, error) { return obj, nil }}, shape{sharedLabels: true}},
+		{"both", options{stripManaged: true, transform: func(obj any) (any, error) { return obj, nil }}, shape{managed: true, sharedLabels: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			edit := tc.opts.ingestEdit()
+			got := build(tc.before)[0]
+			edit(got)
+			if diff := cmp.Diff(build(shape{})[0], got); diff != "" {
+				t.Errorf("edited (-want +got):\n%s", diff)
+			}
+			made := liveHeapOf(func() any { return build(shape{}) }) / objects
+			edited := liveHeapOf(func() any {
+				objs := build(tc.before)
+				for _, obj := range objs {
+					edit(obj)
+				}
+				return objs
+			}) / objects
+			t.Logf("%d B an object made as edited, %d B edited", made, edited)
+			if edited > made+slack {
+				t.Errorf("edited objects hold %d B an object, %d B more than the same made as edited", edited, edited-made)
+			}
+		})
+	}
+}
+
+// liveHeapOf returns the live heap what make returns holds, in bytes:
+// runtime.MemStats.HeapAlloc after two collections, before and after.
+func liveHeapOf(make func() any) int64 {
+	before := liveHeap()
+	kept := make()
+	after := liveHeap()
+	runtime.KeepAlive(kept)
+	return int64(after) - int64(before)
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var stats runtime.MemStats
+	runtime.ReadMemStats(&stats)
+	return stats.HeapAlloc
 }

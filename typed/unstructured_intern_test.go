@@ -1,7 +1,10 @@
 package typed
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -344,4 +347,75 @@ func onePair() (string, string) {
 		}
 		first[pairOf(s)] = s
 	}
+}
+
+// TestInterningAddsNoCostToAField decodes lists of objects whose spec
+// has none to nine fields through the JSON decoder, with and without
+// interning, and measures the live heap each list holds: one field more
+// must cost no more interned than decoded (interning only shares). Written
+// to in place, a full small Go map (eight entries, smallmap.Entries)
+// turned into a table: the eighth field cost about 330 bytes an object
+// interned, 32 decoded.
+func TestInterningAddsNoCostToAField(t *testing.T) {
+	const objects, maxFields = 2000, 9
+	// slack is what two measures of a live heap differ by with nothing
+	// changed, and more: a few KiB, a byte or two an object.
+	const slack = 16
+	var decoded, interned [maxFields + 1]int64
+	for fields := range maxFields + 1 {
+		data := objectListJSON(t, objects, fields)
+		decoded[fields] = liveHeapOf(func() any { return decodeJSONWith(t, nil, data) }) / objects
+		interned[fields] = liveHeapOf(func() any { return decodeJSONWith(t, newInterner(true), data) }) / objects
+	}
+	var costlier []string
+	for fields := 1; fields <= maxFields; fields++ {
+		field, fieldInterned := decoded[fields]-decoded[fields-1], interned[fields]-interned[fields-1]
+		if fieldInterned > field+slack {
+			costlier = append(costlier, fmt.Sprintf("field %d: %d B an object interned, %d B decoded", fields, fieldInterned, field))
+		}
+	}
+	if diff := cmp.Diff([]string(nil), costlier); diff != "" {
+		t.Errorf("fields that cost more interned than decoded (-want +got):\n%s", diff)
+	}
+}
+
+// objectListJSON encodes a list of n objects with a spec of fields fields,
+// each value a string unique to its object (nothing to share but keys).
+func objectListJSON(t *testing.T, n, fields int) []byte {
+	t.Helper()
+	items := make([]any, n)
+	for i := range items {
+		spec := map[string]any{}
+		for f := range fields {
+			spec["field-"+strconv.Itoa(f)] = "value-" + strconv.Itoa(i) + "-" + strconv.Itoa(f)
+		}
+		items[i] = map[string]any{
+			"apiVersion": "example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": "w-" + strconv.Itoa(i), "namespace": "ns"},
+			"spec":     spec,
+		}
+	}
+	data, err := json.Marshal(map[string]any{"apiVersion": "example.com/v1", "kind": "WidgetList", "items": items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// liveHeapOf returns the live heap what make returns holds, in bytes:
+// runtime.MemStats.HeapAlloc after two collections, before and after.
+func liveHeapOf(make func() any) int64 {
+	before := liveHeap()
+	kept := make()
+	after := liveHeap()
+	goruntime.KeepAlive(kept)
+	return int64(after) - int64(before)
+}
+
+func liveHeap() uint64 {
+	goruntime.GC()
+	goruntime.GC()
+	var stats goruntime.MemStats
+	goruntime.ReadMemStats(&stats)
+	return stats.HeapAlloc
 }

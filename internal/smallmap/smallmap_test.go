@@ -1,0 +1,100 @@
+package smallmap
+
+import (
+	"maps"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSet sets a key, held or new, of maps of seven to nine entries and
+// checks the entries, that the map given is left as it was when Set
+// returns another, and the live heap the maps hold against maps made
+// anew with the same entries: within a few bytes a map. Set in place, a
+// full small map turned into a table, about 330 bytes more.
+func TestSet(t *testing.T) {
+	const count = 2000
+	// slack is what two measures of a live heap differ by with nothing
+	// changed, and more: a few KiB, a byte or two a map.
+	const slack = 16
+	tests := []struct {
+		name    string
+		entries int
+		key     string
+	}{
+		{"seven, a key held", 7, "k0"},
+		{"eight, a key held", 8, "k0"},
+		{"eight, the last key held", 8, "k7"},
+		{"seven, a new key", 7, "new"},
+		{"eight, a new key", 8, "new"},
+		{"nine, a key held", 9, "k0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			made := func(i int) map[string]any {
+				m := make(map[string]any)
+				for e := range tc.entries {
+					m["k"+strconv.Itoa(e)] = "v" + strconv.Itoa(i)
+				}
+				return m
+			}
+			want := func(i int) map[string]any {
+				m := made(i)
+				m[tc.key] = "set"
+				return maps.Collect(maps.All(m))
+			}
+			given := made(0)
+			full := len(given) == Entries
+			got := Set(given, tc.key, "set")
+			if diff := cmp.Diff(want(0), got); diff != "" {
+				t.Errorf("entries (-want +got):\n%s", diff)
+			}
+			if full {
+				if diff := cmp.Diff(made(0), given); diff != "" {
+					t.Errorf("the full map given changed (-want +got):\n%s", diff)
+				}
+			}
+
+			fresh := liveHeapOf(func() any {
+				all := make([]map[string]any, count)
+				for i := range all {
+					w := want(i)
+					all[i] = make(map[string]any, len(w))
+					maps.Copy(all[i], w)
+				}
+				return all
+			}) / count
+			viaSet := liveHeapOf(func() any {
+				all := make([]map[string]any, count)
+				for i := range all {
+					all[i] = Set(made(i), tc.key, "set")
+				}
+				return all
+			}) / count
+			t.Logf("%d B a map made anew, %d B set by Set", fresh, viaSet)
+			if viaSet > fresh+slack {
+				t.Errorf("maps set by Set hold %d B each, %d B more than made anew", viaSet, viaSet-fresh)
+			}
+		})
+	}
+}
+
+// liveHeapOf returns the live heap what make returns holds, in bytes:
+// runtime.MemStats.HeapAlloc after two collections, before and after.
+func liveHeapOf(make func() any) int64 {
+	before := liveHeap()
+	kept := make()
+	after := liveHeap()
+	runtime.KeepAlive(kept)
+	return int64(after) - int64(before)
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var stats runtime.MemStats
+	runtime.ReadMemStats(&stats)
+	return stats.HeapAlloc
+}
