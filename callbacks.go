@@ -17,8 +17,10 @@ type callbacks struct {
 
 	mu    sync.Mutex
 	queue []func()
-	// drained is closed when the running drain goroutine has emptied the
-	// queue and ended; nil when none runs.
+	// draining is whether a drain goroutine takes the calls of queue.
+	draining bool
+	// drained is closed by the drain goroutine started last, as its last
+	// act (see end); nil before the first.
 	drained chan struct{}
 }
 
@@ -29,26 +31,28 @@ func newCallbacks(goroutines *callbackGoroutines) *callbacks {
 // enqueue asks for call to be made after every call asked for before it.
 func (c *callbacks) enqueue(call func()) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.queue = append(c.queue, call)
-	if c.drained != nil {
-		c.mu.Unlock()
-		return
+	if !c.draining {
+		c.startDrain()
 	}
+}
+
+// startDrain starts a drain goroutine; c.mu is held.
+func (c *callbacks) startDrain() {
 	drained := make(chan struct{})
-	c.drained = drained
-	c.mu.Unlock()
+	c.draining, c.drained = true, drained
 	go c.drain(drained)
 }
 
 func (c *callbacks) drain(drained chan struct{}) {
-	defer close(drained)
 	id := goid.ID()
 	c.goroutines.add(id)
-	defer c.goroutines.remove(id)
+	defer c.end(id, drained)
 	for {
 		c.mu.Lock()
 		if len(c.queue) == 0 {
-			c.drained = nil
+			c.draining = false
 			c.mu.Unlock()
 			return
 		}
@@ -60,8 +64,27 @@ func (c *callbacks) drain(drained chan struct{}) {
 	}
 }
 
+// end is a drain goroutine's way out, also when a callback ends the
+// goroutine (runtime.Goexit, as t.FailNow does): the calls left, if any,
+// go to a new drain goroutine; closing drained is its last act, so that
+// wait returns only when the goroutine has nothing left to do.
+func (c *callbacks) end(id uint64, drained chan struct{}) {
+	c.goroutines.remove(id)
+	c.mu.Lock()
+	if c.draining && c.drained == drained {
+		if len(c.queue) > 0 {
+			c.startDrain()
+		} else {
+			c.draining = false
+		}
+	}
+	c.mu.Unlock()
+	close(drained)
+}
+
 // wait returns when every call asked for so far has returned (and those
-// they asked for in turn).
+// they asked for in turn), and the goroutine that made them has closed
+// drained: it has then only its return left.
 func (c *callbacks) wait() {
 	for {
 		c.mu.Lock()
@@ -71,6 +94,12 @@ func (c *callbacks) wait() {
 			return
 		}
 		<-drained
+		c.mu.Lock()
+		last := c.drained == drained
+		c.mu.Unlock()
+		if last {
+			return
+		}
 	}
 }
 

@@ -103,11 +103,11 @@ func keysOf[T runtime.Object](t testing.TB, objs []T) []string {
 // signalled its informer's end (closing done is its last act),
 // goroutines that only were created by this code and have left all of it
 // (sync.WaitGroup.Go's wrapper, on its way out); and an informer's
-// callbacks goroutine that runs its own code (callbacks.drain is its top
-// frame, not a callback it calls): callbacks.wait returns when that
-// goroutine has found the queue empty, and it has then only its way out
-// left (seen in CI: "[runnable]" in drain itself). The calling test's
-// goroutine is left out too.
+// callbacks goroutine in callbacks.end, its way out, with no call left to
+// make (callbacks.wait returns when end has closed drained, its last act;
+// CI once caught a goroutine in drain itself, "[runnable]", when wait
+// returned before the goroutine's end). The calling test's goroutine is
+// left out too.
 func libraryGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	for {
@@ -121,7 +121,7 @@ func libraryGoroutines() []string {
 	var ours []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		frames := strings.Split(g, "\n")[1:]
-		if strings.Contains(g, "testing.tRunner") || len(frames) > 0 && strings.HasPrefix(frames[0], callbacksDrain) {
+		if strings.Contains(g, "testing.tRunner") || len(frames) > 0 && strings.HasPrefix(frames[0], callbacksEnd) {
 			continue
 		}
 		if slices.ContainsFunc(frames, runsLibraryCode) {
@@ -131,8 +131,9 @@ func libraryGoroutines() []string {
 	return ours
 }
 
-// callbacksDrain starts the frame of an informer's callbacks goroutine.
-const callbacksDrain = "github.com/generic-informers/generic.(*callbacks).drain("
+// callbacksEnd starts the frame of an informer's callbacks goroutine on
+// its way out.
+const callbacksEnd = "github.com/generic-informers/generic.(*callbacks).end("
 
 // runsLibraryCode reports whether a line of a goroutine's stack is a frame
 // of a root package function other than the Factory's runner. Root package

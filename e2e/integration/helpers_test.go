@@ -275,8 +275,9 @@ func (l *stateLog) record(s generic.Status) {
 }
 
 // heard waits until the StateHandler has been told of n changes and
-// returns them. The handler runs on the informer's own goroutine, so
-// Status can show a change before the handler hears of it.
+// returns them. The handler runs on a goroutine of its own (the
+// informer's callbacks goroutine), so Status can show a change before the
+// handler hears of it.
 func (l *stateLog) heard(t *testing.T, n int) []generic.State {
 	t.Helper()
 	ctx := testContext(t)
