@@ -315,5 +315,7 @@ func ownLabels(obj any) {
 	if !ok {
 		return
 	}
-	u.Object = smallmap.Set(u.Object, "metadata", smallmap.Set(metadata, "labels", maps.Clone(labels)))
+	if own, remade := smallmap.Set(metadata, "labels", maps.Clone(labels)); remade {
+		u.Object, _ = smallmap.Set(u.Object, "metadata", own)
+	}
 }

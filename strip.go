@@ -51,11 +51,11 @@ func stripUnstructured(u *unstructured.Unstructured) {
 		small["labels"] = labels
 	}
 	for k, v := range metadata {
-		// Each entry once: set again, labels could come last, into a
-		// full small map, which turns it into a table (smallmap.Entries).
+		// Labels are set once, above: set again when the copy came to
+		// them last, the map was full and turned into a table.
 		if k != "labels" {
 			small[k] = v
 		}
 	}
-	u.Object["metadata"] = small
+	u.Object, _ = smallmap.Set(u.Object, "metadata", small)
 }

@@ -118,20 +118,22 @@ func metadataPointer(obj any) any {
 
 // TestIngestEditLeavesMapsSmall runs the ingest's edits (stripped
 // managedFields, labels of its own for a transform) on objects whose
-// metadata has eight fields once edited, and measures the live heap they
-// hold against the same objects made as the edit leaves them: equal,
-// within a few bytes an object. A full small Go map set in place turns
-// into a table for good (smallmap.Entries): the remade metadata got its
-// labels twice, and when the copy came to them last the map was full
-// (about one object in eight kept a table of sixteen slots); and the
-// labels of its own were set in a full metadata map (every object).
+// metadata has eight fields once edited, with two or eight top-level
+// fields, and measures the live heap they hold against the same objects
+// made as the edit leaves them: equal, within a few bytes an object. A
+// full small Go map set in place turns into a table for good
+// (smallmap.Entries): the remade metadata got its labels twice, and when
+// the copy came to them last the map was full (some objects kept a table
+// of sixteen slots); the labels of its own were set in a full metadata map
+// (every object); and a remade metadata was set in place in a full
+// top-level map.
 func TestIngestEditLeavesMapsSmall(t *testing.T) {
 	const objects = 4000
 	// slack is what two measures of a live heap differ by with nothing
 	// changed, and more: a few KiB, a byte or two an object.
 	const slack = 16
 	sharedLabels := map[string]any{"app": "a"}
-	type shape struct{ managed, sharedLabels bool }
+	type shape struct{ managed, sharedLabels, wide bool }
 	build := func(s shape) []*unstructured.Unstructured {
 		objs := make([]*unstructured.Unstructured, objects)
 		for i := range objs {
@@ -146,7 +148,13 @@ func TestIngestEditLeavesMapsSmall(t *testing.T) {
 			if s.managed {
 				md["managedFields"] = []any{map[string]any{"manager": "kubectl"}}
 			}
-			objs[i] = &unstructured.Unstructured{Object: map[string]any{"kind": "Widget", "metadata": md}}
+			top := map[string]any{"kind": "Widget", "metadata": md}
+			if s.wide {
+				for _, field := range []string{"apiVersion", "spec", "status", "data", "binaryData", "immutable"} {
+					top[field] = "v"
+				}
+			}
+			objs[i] = &unstructured.Unstructured{Object: top}
 		}
 		return objs
 	}
@@ -158,16 +166,19 @@ func TestIngestEditLeavesMapsSmall(t *testing.T) {
 		{"stripped", options{stripManaged: true}, shape{managed: true}},
 		{"labels of its own for a transform", options{transform: func(obj any) (any, error) { return obj, nil }}, shape{sharedLabels: true}},
 		{"both", options{stripManaged: true, transform: func(obj any) (any, error) { return obj, nil }}, shape{managed: true, sharedLabels: true}},
+		{"stripped, eight top-level fields", options{stripManaged: true}, shape{managed: true, wide: true}},
+		{"labels of its own, eight top-level fields", options{transform: func(obj any) (any, error) { return obj, nil }}, shape{sharedLabels: true, wide: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			edit := tc.opts.ingestEdit()
 			got := build(tc.before)[0]
 			edit(got)
-			if diff := cmp.Diff(build(shape{})[0], got); diff != "" {
+			asEdited := shape{wide: tc.before.wide}
+			if diff := cmp.Diff(build(asEdited)[0], got); diff != "" {
 				t.Errorf("edited (-want +got):\n%s", diff)
 			}
-			made := liveHeapOf(func() any { return build(shape{}) }) / objects
+			made := liveHeapOf(func() any { return build(asEdited) }) / objects
 			edited := liveHeapOf(func() any {
 				objs := build(tc.before)
 				for _, obj := range objs {
@@ -183,11 +194,11 @@ func TestIngestEditLeavesMapsSmall(t *testing.T) {
 	}
 }
 
-// liveHeapOf returns the live heap what make returns holds, in bytes:
+// liveHeapOf returns the live heap what build returns holds, in bytes:
 // runtime.MemStats.HeapAlloc after two collections, before and after.
-func liveHeapOf(make func() any) int64 {
+func liveHeapOf(build func() any) int64 {
 	before := liveHeap()
-	kept := make()
+	kept := build()
 	after := liveHeap()
 	runtime.KeepAlive(kept)
 	return int64(after) - int64(before)

@@ -10,26 +10,24 @@ package smallmap
 // (the runtime checks for room before it looks for the key).
 const Entries = 8
 
-// Set sets m[key] to value and returns m; or, if m is a full small map
-// (Entries entries), returns a new map of m's entries with key set to
-// value, added first (in the first slot: see typed's interner), and
-// leaves m as it was: set in place, m would turn into a table for good,
-// about 330 bytes more. The caller stores the map Set returns where m was.
-func Set(m map[string]any, key string, value any) map[string]any {
-	if len(m) != Entries {
+// Set sets m[key] to value. If m is a full small map (Entries entries)
+// that holds key, set in place it would turn into a table for good, about
+// 330 bytes more: Set then leaves m as it was and returns a new small map
+// of m's entries with key set to value, added first (in the first slot:
+// see typed's interner), and remade true. Otherwise it sets m in place and
+// returns m. The caller stores the map returned where m was. m must not be
+// nil.
+func Set(m map[string]any, key string, value any) (out map[string]any, remade bool) {
+	if _, held := m[key]; !held || len(m) != Entries {
 		m[key] = value
-		return m
+		return m, false
 	}
-	size := len(m)
-	if _, held := m[key]; !held {
-		size++
-	}
-	out := make(map[string]any, size)
+	out = make(map[string]any, len(m))
 	out[key] = value
 	for k, v := range m {
 		if k != key {
 			out[k] = v
 		}
 	}
-	return out
+	return out, true
 }

@@ -11,7 +11,8 @@ import (
 
 // TestSet sets a key, held or new, of maps of seven to nine entries and
 // checks the entries, that the map given is left as it was when Set
-// returns another, and the live heap the maps hold against maps made
+// returns another (exactly when it is full and holds the key), and the
+// live heap the maps hold against maps made
 // anew with the same entries: within a few bytes a map. Set in place, a
 // full small map turned into a table, about 330 bytes more.
 func TestSet(t *testing.T) {
@@ -47,11 +48,15 @@ func TestSet(t *testing.T) {
 			}
 			given := made(0)
 			full := len(given) == Entries
-			got := Set(given, tc.key, "set")
+			got, remade := Set(given, tc.key, "set")
 			if diff := cmp.Diff(want(0), got); diff != "" {
 				t.Errorf("entries (-want +got):\n%s", diff)
 			}
-			if full {
+			_, held := made(0)[tc.key]
+			if wantRemade := full && held; remade != wantRemade {
+				t.Errorf("remade %v, want %v", remade, wantRemade)
+			}
+			if remade {
 				if diff := cmp.Diff(made(0), given); diff != "" {
 					t.Errorf("the full map given changed (-want +got):\n%s", diff)
 				}
@@ -69,7 +74,7 @@ func TestSet(t *testing.T) {
 			viaSet := liveHeapOf(func() any {
 				all := make([]map[string]any, count)
 				for i := range all {
-					all[i] = Set(made(i), tc.key, "set")
+					all[i], _ = Set(made(i), tc.key, "set")
 				}
 				return all
 			}) / count
@@ -83,9 +88,9 @@ func TestSet(t *testing.T) {
 
 // liveHeapOf returns the live heap what make returns holds, in bytes:
 // runtime.MemStats.HeapAlloc after two collections, before and after.
-func liveHeapOf(make func() any) int64 {
+func liveHeapOf(build func() any) int64 {
 	before := liveHeap()
-	kept := make()
+	kept := build()
 	after := liveHeap()
 	runtime.KeepAlive(kept)
 	return int64(after) - int64(before)
