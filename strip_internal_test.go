@@ -2,7 +2,6 @@ package generic
 
 import (
 	"reflect"
-	"runtime"
 	"strconv"
 	"testing"
 
@@ -10,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/generic-informers/generic/internal/heaptest"
 )
 
 // TestStripManagedFieldsKeepsMetadataSmall runs the ingest's edit of
@@ -178,8 +179,8 @@ func TestIngestEditLeavesMapsSmall(t *testing.T) {
 			if diff := cmp.Diff(build(asEdited)[0], got); diff != "" {
 				t.Errorf("edited (-want +got):\n%s", diff)
 			}
-			made := liveHeapOf(func() any { return build(asEdited) }) / objects
-			edited := liveHeapOf(func() any {
+			made := heaptest.Of(func() any { return build(asEdited) }) / objects
+			edited := heaptest.Of(func() any {
 				objs := build(tc.before)
 				for _, obj := range objs {
 					edit(obj)
@@ -192,22 +193,4 @@ func TestIngestEditLeavesMapsSmall(t *testing.T) {
 			}
 		})
 	}
-}
-
-// liveHeapOf returns the live heap what build returns holds, in bytes:
-// runtime.MemStats.HeapAlloc after two collections, before and after.
-func liveHeapOf(build func() any) int64 {
-	before := liveHeap()
-	kept := build()
-	after := liveHeap()
-	runtime.KeepAlive(kept)
-	return int64(after) - int64(before)
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var stats runtime.MemStats
-	runtime.ReadMemStats(&stats)
-	return stats.HeapAlloc
 }

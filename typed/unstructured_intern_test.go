@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	goruntime "runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -16,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/generic-informers/generic/internal/heaptest"
 )
 
 // TestInternerSharesWhatRepeats decodes a list of ConfigMaps, two of them
@@ -367,8 +368,8 @@ func TestInterningAddsNoCostToAField(t *testing.T) {
 	decodeJSONWith(t, newInterner(true), objectListJSON(t, 1, 1))
 	for fields := range maxFields + 1 {
 		data := objectListJSON(t, objects, fields)
-		decoded[fields] = liveHeapOf(func() any { return decodeJSONWith(t, nil, data) }) / objects
-		interned[fields] = liveHeapOf(func() any { return decodeJSONWith(t, newInterner(true), data) }) / objects
+		decoded[fields] = heaptest.Of(func() any { return decodeJSONWith(t, nil, data) }) / objects
+		interned[fields] = heaptest.Of(func() any { return decodeJSONWith(t, newInterner(true), data) }) / objects
 	}
 	var costlier []string
 	for fields := 1; fields <= maxFields; fields++ {
@@ -403,22 +404,4 @@ func objectListJSON(t *testing.T, n, fields int) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// liveHeapOf returns the live heap what build returns holds, in bytes:
-// runtime.MemStats.HeapAlloc after two collections, before and after.
-func liveHeapOf(build func() any) int64 {
-	before := liveHeap()
-	kept := build()
-	after := liveHeap()
-	goruntime.KeepAlive(kept)
-	return int64(after) - int64(before)
-}
-
-func liveHeap() uint64 {
-	goruntime.GC()
-	goruntime.GC()
-	var stats goruntime.MemStats
-	goruntime.ReadMemStats(&stats)
-	return stats.HeapAlloc
 }

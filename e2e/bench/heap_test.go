@@ -20,6 +20,8 @@ import (
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/generic-informers/generic/internal/heaptest"
 )
 
 // The live heap a synced cache holds is measured in a process of its own
@@ -198,7 +200,7 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		before := liveHeap()
+		before := heaptest.Live()
 		var startStats, syncedStats runtime.MemStats
 		runtime.ReadMemStats(&startStats)
 		started := time.Now()
@@ -206,7 +208,7 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 		waitSynced(b, synced)
 		took := time.Since(started)
 		runtime.ReadMemStats(&syncedStats)
-		after := liveHeap()
+		after := heaptest.Live()
 		if profileDir != "" {
 			writeHeapProfile(b, profileDir, request)
 		}
@@ -226,7 +228,7 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 
 // writeHeapProfile writes the heap profile of request's synced cache into
 // dir (see heapProfileEnv). The profile is as of the last collection:
-// liveHeap's.
+// heaptest.Live's.
 func writeHeapProfile(b *testing.B, dir string, request heapRequest) {
 	name := fmt.Sprintf("heap-%s-watchlist=%s-%s.pb.gz", request.Resource.Resource, map[bool]string{true: "on", false: "off"}[request.WatchList], request.Contender)
 	f, err := os.Create(filepath.Join(dir, name))

@@ -13,6 +13,7 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/heaptest"
 	"github.com/generic-informers/generic/typed"
 )
 
@@ -44,7 +45,7 @@ func measureShardedSync(b *testing.B, count int) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		before := liveHeap()
+		before := heaptest.Live()
 		b.StartTimer()
 		factory, err := typed.NewFactory(config, scheme, generic.WithShard(0, count))
 		if err != nil {
@@ -57,7 +58,7 @@ func measureShardedSync(b *testing.B, count int) {
 		factory.Start(context.Background())
 		waitSynced(b, informer.Informer().HasSyncedChecker().Done())
 		b.StopTimer()
-		after := liveHeap()
+		after := heaptest.Live()
 		objs, err := informer.Lister().List(labels.Everything())
 		if err != nil {
 			b.Fatal(err)

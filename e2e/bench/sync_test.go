@@ -394,12 +394,3 @@ func waitSynced(b *testing.B, synced <-chan struct{}) {
 		b.Fatal("informer did not sync")
 	}
 }
-
-// liveHeap is the heap in use after two full collections.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}

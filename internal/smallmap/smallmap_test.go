@@ -2,11 +2,12 @@ package smallmap
 
 import (
 	"maps"
-	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/generic-informers/generic/internal/heaptest"
 )
 
 // TestSet sets a key, held or new, of maps of seven to nine entries and
@@ -62,7 +63,7 @@ func TestSet(t *testing.T) {
 				}
 			}
 
-			fresh := liveHeapOf(func() any {
+			fresh := heaptest.Of(func() any {
 				all := make([]map[string]any, count)
 				for i := range all {
 					w := want(i)
@@ -71,7 +72,7 @@ func TestSet(t *testing.T) {
 				}
 				return all
 			}) / count
-			viaSet := liveHeapOf(func() any {
+			viaSet := heaptest.Of(func() any {
 				all := make([]map[string]any, count)
 				for i := range all {
 					all[i], _ = Set(made(i), tc.key, "set")
@@ -84,22 +85,4 @@ func TestSet(t *testing.T) {
 			}
 		})
 	}
-}
-
-// liveHeapOf returns the live heap what make returns holds, in bytes:
-// runtime.MemStats.HeapAlloc after two collections, before and after.
-func liveHeapOf(build func() any) int64 {
-	before := liveHeap()
-	kept := build()
-	after := liveHeap()
-	runtime.KeepAlive(kept)
-	return int64(after) - int64(before)
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var stats runtime.MemStats
-	runtime.ReadMemStats(&stats)
-	return stats.HeapAlloc
 }
