@@ -46,16 +46,5 @@ func stripUnstructured(u *unstructured.Unstructured) {
 	if had <= smallmap.Entries || len(metadata) > smallmap.Entries {
 		return
 	}
-	small := make(map[string]any, len(metadata))
-	if labels, ok := metadata["labels"]; ok {
-		small["labels"] = labels
-	}
-	for k, v := range metadata {
-		// Labels are set once, above: set again when the copy came to
-		// them last, the map was full and turned into a table.
-		if k != "labels" {
-			small[k] = v
-		}
-	}
-	u.Object, _ = smallmap.Set(u.Object, "metadata", small)
+	u.Object, _ = smallmap.Set(u.Object, "metadata", smallmap.Remake(metadata, "labels"))
 }

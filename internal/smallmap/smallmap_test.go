@@ -86,3 +86,58 @@ func TestSet(t *testing.T) {
 		})
 	}
 }
+
+// TestRemake remakes maps, with their first key held or not, and checks
+// the entries, and the live heap against maps made anew with them: a map
+// of nine entries less one keeps its table, its remake is small.
+func TestRemake(t *testing.T) {
+	const count = 2000
+	const slack = 16 // as in TestSet
+	tests := []struct {
+		name    string
+		entries int
+		deleted bool // one entry deleted before the remake
+		first   string
+	}{
+		{"eight, first held", 8, false, "k3"},
+		{"eight, first not held", 8, false, "none"},
+		{"nine less one, first held", 9, true, "k7"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			made := func(i int) map[string]any {
+				m := make(map[string]any)
+				for e := range tc.entries {
+					m["k"+strconv.Itoa(e)] = "v" + strconv.Itoa(i)
+				}
+				if tc.deleted {
+					delete(m, "k0")
+				}
+				return m
+			}
+			if diff := cmp.Diff(made(0), Remake(made(0), tc.first)); diff != "" {
+				t.Errorf("entries (-want +got):\n%s", diff)
+			}
+			fresh := heaptest.Of(func() any {
+				all := make([]map[string]any, count)
+				for i := range all {
+					m := made(i)
+					all[i] = make(map[string]any, len(m))
+					maps.Copy(all[i], m)
+				}
+				return all
+			}) / count
+			remade := heaptest.Of(func() any {
+				all := make([]map[string]any, count)
+				for i := range all {
+					all[i] = Remake(made(i), tc.first)
+				}
+				return all
+			}) / count
+			t.Logf("%d B a map made anew, %d B remade", fresh, remade)
+			if remade > fresh+slack {
+				t.Errorf("remade maps hold %d B each, %d B more than made anew", remade, remade-fresh)
+			}
+		})
+	}
+}
