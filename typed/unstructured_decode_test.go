@@ -18,7 +18,14 @@ import (
 // UnstructuredFor get from unstructuredSerializer.
 func unstructuredDecoder(t *testing.T, mediaType string) runtime.Decoder {
 	t.Helper()
-	negotiated := newUnstructuredSerializer(serializer.NewCodecFactory(clientgoscheme.Scheme), newInterner(true))
+	return unstructuredDecoderWith(t, serializer.NewCodecFactory(clientgoscheme.Scheme), newInterner(true), mediaType)
+}
+
+// unstructuredDecoderWith is unstructuredDecoder, of codecs, interning
+// with in.
+func unstructuredDecoderWith(t testing.TB, codecs serializer.CodecFactory, in *interner, mediaType string) runtime.Decoder {
+	t.Helper()
+	negotiated := newUnstructuredSerializer(codecs, in)
 	decoder, err := runtime.NewClientNegotiator(negotiated, corev1.SchemeGroupVersion).Decoder(mediaType, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,91 @@
+package typed
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/generic-informers/generic/internal/fixtures"
+)
+
+// FuzzJSONToUnstructured: for any input, UnstructuredFor's JSON decoder
+// (one pass, then interned) gives what the dynamic client's decoder gives,
+// or fails where it fails, and never panics; and interning shares without
+// changing anything a reader sees: the same input decoded again, by the
+// same decoder, whose interner now holds what the first decode left in it,
+// is equal too, and the first object is as it was.
+//
+// The interner's tables are tiny, so that inputs with more than a few
+// strings, labels maps or fieldsV1 trees also run the paths where a table
+// is full and starts again. The seeds are the decoder's fixtures
+// (testdata/decode) and the equality corpus (../testdata/corpus), as JSON;
+// `go test` runs them, `go test -fuzz FuzzJSONToUnstructured` mutates them.
+func FuzzJSONToUnstructured(f *testing.F) {
+	for _, seed := range fuzzSeeds(f) {
+		f.Add(seed)
+	}
+	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := newInterner(true)
+		in.maxStrings, in.maxFieldSets, in.maxLabelSets = 4, 1, 1
+		decoder := unstructuredDecoderWith(t, codecs, in, runtime.ContentTypeJSON)
+		var want decoded
+		want.Object, want.Err = dynamicClientDecode(data)
+
+		var first decoded
+		obj, _, err := decoder.Decode(data, nil, nil)
+		first.Object, first.Err = obj, err != nil
+		if diff := cmp.Diff(want, first); diff != "" {
+			t.Fatalf("decoded (-dynamic client +unstructuredSerializer):\n%s", diff)
+		}
+		if first.Err {
+			return
+		}
+		firstBefore := first.Object.DeepCopyObject()
+
+		var again decoded
+		obj, _, err = decoder.Decode(data, nil, nil)
+		again.Object, again.Err = obj, err != nil
+		if diff := cmp.Diff(want, again); diff != "" {
+			t.Errorf("decoded again, with what the first decode interned (-dynamic client +unstructuredSerializer):\n%s", diff)
+		}
+		if diff := cmp.Diff(firstBefore, first.Object); diff != "" {
+			t.Errorf("the first object changed when the input was decoded again (-before +after):\n%s", diff)
+		}
+	})
+}
+
+// fuzzSeeds returns the JSON fixtures of testdata/decode and each object of
+// the equality corpus as JSON.
+func fuzzSeeds(f *testing.F) [][]byte {
+	f.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "decode", "*.json"))
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no JSON fixtures in testdata/decode (%v)", err)
+	}
+	var seeds [][]byte
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, data)
+	}
+	objs, err := fixtures.Load("../testdata/corpus/objects.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, obj := range objs {
+		data, err := obj.MarshalJSON()
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, data)
+	}
+	return seeds
+}
