@@ -445,9 +445,11 @@ func TestStripManagedFields(t *testing.T) {
 	first, _ := podLists(t, true)
 	original := first.(*corev1.PodList).DeepCopy()
 	for i := range first.(*corev1.PodList).Items {
+		fieldsV1 := &metav1.FieldsV1{} // SetRawString: Raw is no field with the fieldsv1string build tag
+		fieldsV1.SetRawString(`{"f:spec":{}}`)
 		first.(*corev1.PodList).Items[i].ManagedFields = []metav1.ManagedFieldsEntry{{
 			Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)},
+			FieldsType: "FieldsV1", FieldsV1: fieldsV1,
 		}}
 	}
 	var transformed []string

@@ -190,14 +190,11 @@ func (d protobufToUnstructured) Decode(data []byte, defaults *schema.GroupVersio
 
 // toUnstructured converts obj, a decoded object of kind gvk, and interns
 // it (in, nil for none). The fieldsV1 of its managedFields are taken out
-// before the conversion (detachFieldsV1) and given to the interner, which
-// shares or decodes them: runtime.DefaultUnstructuredConverter would
-// encode each to JSON and decode it again.
+// before the conversion (interner.detachFieldsV1), shared or decoded
+// there: runtime.DefaultUnstructuredConverter would encode each to JSON
+// and decode it again.
 func toUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *interner) (*unstructured.Unstructured, error) {
-	var fieldsV1 [][]byte
-	if in != nil {
-		fieldsV1 = detachFieldsV1(obj)
-	}
+	fieldsV1 := in.detachFieldsV1(obj)
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, fmt.Errorf("typed: %v to unstructured: %w", gvk, err)
@@ -206,28 +203,6 @@ func toUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *interne
 	// object shares one string of each instead of boxing its own.
 	content["apiVersion"], content["kind"] = gvk.GroupVersion().String(), gvk.Kind
 	return &unstructured.Unstructured{Object: in.object(content, true, fieldsV1)}, nil
-}
-
-// detachFieldsV1 takes the fieldsV1 out of obj's managedFields entries
-// and returns them, in order (nil where an entry has none). obj is the
-// decoder's own, about to be converted and dropped.
-func detachFieldsV1(obj runtime.Object) [][]byte {
-	accessor, err := meta.Accessor(obj)
-	if err != nil {
-		return nil
-	}
-	entries := accessor.GetManagedFields()
-	if len(entries) == 0 {
-		return nil
-	}
-	fieldsV1 := make([][]byte, len(entries))
-	for i := range entries {
-		if entries[i].FieldsV1 != nil && entries[i].FieldsV1.Raw != nil {
-			fieldsV1[i] = entries[i].FieldsV1.Raw
-			entries[i].FieldsV1 = nil
-		}
-	}
-	return fieldsV1
 }
 
 // listToUnstructured converts list, a decoded list of kind gvk, item by

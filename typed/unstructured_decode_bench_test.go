@@ -86,6 +86,8 @@ func benchConfigMapList(n int) *corev1.ConfigMapList {
 	created := metav1.NewTime(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
 	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "100000"}}
 	for i := range n {
+		fieldsV1 := &metav1.FieldsV1{} // SetRawString: Raw is no field with the fieldsv1string build tag
+		fieldsV1.SetRawString(`{"f:data":{".":{},"f:payload":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)
 		list.Items = append(list.Items, corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{
 				Name: "cm-" + strconv.Itoa(i), Namespace: "bench-" + strconv.Itoa(i%10),
@@ -95,7 +97,7 @@ func benchConfigMapList(n int) *corev1.ConfigMapList {
 				ManagedFields: []metav1.ManagedFieldsEntry{{
 					Manager: "bench.test", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
 					Time: &created, FieldsType: "FieldsV1",
-					FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:payload":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)},
+					FieldsV1: fieldsV1,
 				}},
 			},
 			Data: map[string]string{"payload": payload},

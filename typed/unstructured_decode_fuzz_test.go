@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -88,4 +90,62 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		seeds = append(seeds, data)
 	}
 	return seeds
+}
+
+// FuzzProtobufToUnstructured: for any input, UnstructuredFor's protobuf
+// decoder never panics, and what it decodes is what the same decoder
+// without an interner decodes: taking managedFields' fieldsV1 out to
+// decode or share them (detachFieldsV1), and interning, change nothing a
+// reader sees, for the input decoded once or again with what the first
+// decode interned, and leave the first object as it was.
+//
+// The seeds are built-in objects and lists of the fixtures, with and
+// without managedFields, as the API server encodes them.
+func FuzzProtobufToUnstructured(f *testing.F) {
+	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
+	protobufInfo, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	encoder := codecs.EncoderForVersion(protobufInfo.Serializer, corev1.SchemeGroupVersion)
+	pods := typedFixtures[*corev1.Pod](f, "pods.yaml")
+	for _, obj := range []runtime.Object{
+		benchConfigMapList(3),
+		withKind(&benchConfigMapList(1).Items[0], "ConfigMap"),
+		&corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: deref(pods)},
+		withKind(pods[0], "Pod"),
+	} {
+		data, err := runtime.Encode(encoder, obj)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	withoutInterner := unstructuredDecoderWith(f, codecs, nil, runtime.ContentTypeProtobuf)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := newInterner(true)
+		in.maxStrings, in.maxFieldSets, in.maxLabelSets = 4, 1, 1
+		decoder := unstructuredDecoderWith(t, codecs, in, runtime.ContentTypeProtobuf)
+
+		var want decoded
+		obj, _, err := withoutInterner.Decode(data, nil, nil)
+		want.Object, want.Err = obj, err != nil
+		var first decoded
+		obj, _, err = decoder.Decode(data, nil, nil)
+		first.Object, first.Err = obj, err != nil
+		if diff := cmp.Diff(want, first, compareUndecodable); diff != "" {
+			t.Fatalf("decoded (-without an interner +with one):\n%s", diff)
+		}
+		if first.Err {
+			return
+		}
+		firstBefore := first.Object.DeepCopyObject()
+
+		var again decoded
+		obj, _, err = decoder.Decode(data, nil, nil)
+		again.Object, again.Err = obj, err != nil
+		if diff := cmp.Diff(want, again, compareUndecodable); diff != "" {
+			t.Errorf("decoded again, with what the first decode interned (-without an interner +with one):\n%s", diff)
+		}
+		if diff := cmp.Diff(firstBefore, first.Object, compareUndecodable); diff != "" {
+			t.Errorf("the first object changed when the input was decoded again (-before +after):\n%s", diff)
+		}
+	})
 }

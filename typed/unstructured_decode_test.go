@@ -111,6 +111,9 @@ func TestProtobufToUnstructuredEqualsJSON(t *testing.T) {
 		// managedFields, whose fieldsV1 the protobuf path decodes itself.
 		"a ConfigMapList with managedFields": benchConfigMapList(3),
 		"a ConfigMap with managedFields":     withKind(&benchConfigMapList(1).Items[0], "ConfigMap"),
+		// The converter turns a fieldsV1 in CBOR into JSON, as the
+		// server does for a JSON client.
+		"a ConfigMap whose fieldsV1 is CBOR": configMapWithFieldsV1(t, cborFieldsV1(t)),
 	} {
 		t.Run(name, func(t *testing.T) {
 			jsonData, err := runtime.Encode(codecs.EncoderForVersion(jsonInfo.Serializer, corev1.SchemeGroupVersion), obj)
@@ -137,7 +140,7 @@ func TestProtobufToUnstructuredEqualsJSON(t *testing.T) {
 }
 
 // typedFixtures reads the objects of ../testdata/file as T.
-func typedFixtures[T runtime.Object](t *testing.T, file string) []T {
+func typedFixtures[T runtime.Object](t testing.TB, file string) []T {
 	t.Helper()
 	objs, err := fixtures.Load("../testdata/" + file)
 	if err != nil {
@@ -172,4 +175,69 @@ func deref[T any](ptrs []*T) []T {
 func withKind(obj runtime.Object, kind string) runtime.Object {
 	obj.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
 	return obj
+}
+
+// TestProtobufFieldsV1ReadAsByTheConverter: every fieldsV1 an object comes
+// with, in whatever form, is in its unstructured object exactly as
+// runtime.DefaultUnstructuredConverter (the decoder without an interner)
+// has it, or the object fails to convert where it fails: the interner
+// decodes or shares only the fieldsV1 it reads as the converter does.
+func TestProtobufFieldsV1ReadAsByTheConverter(t *testing.T) {
+	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
+	withoutInterner := unstructuredDecoderWith(t, codecs, nil, runtime.ContentTypeProtobuf)
+	for name, raw := range map[string][]byte{
+		"a JSON object":                []byte(`{"f:x":{}}`),
+		"CBOR":                         cborFieldsV1(t),
+		"not JSON":                     []byte("not json"),
+		"a JSON object, data after it": []byte(`{"f:data":{}} x`),
+		"a JSON object, cut short":     []byte(`{"f:data":`),
+		"a JSON object after a space":  []byte(` {"f:data":{}}`),
+		"a JSON list":                  []byte(`[1]`),
+		"JSON null":                    []byte("null"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			data := protobufOf(t, codecs, configMapWithFieldsV1(t, raw))
+			var want, got decoded
+			obj, _, err := withoutInterner.Decode(data, nil, nil)
+			want.Object, want.Err = obj, err != nil
+			obj, _, err = unstructuredDecoderWith(t, codecs, newInterner(true), runtime.ContentTypeProtobuf).Decode(data, nil, nil)
+			got.Object, got.Err = obj, err != nil
+			if diff := cmp.Diff(want, got, compareUndecodable); diff != "" {
+				t.Errorf("decoded (-without an interner +with one):\n%s", diff)
+			}
+		})
+	}
+}
+
+// configMapWithFieldsV1 is a ConfigMap, with its kind, whose one
+// managedFields entry has fieldsV1 raw.
+func configMapWithFieldsV1(t *testing.T, raw []byte) runtime.Object {
+	t.Helper()
+	cm := &benchConfigMapList(1).Items[0]
+	cm.ManagedFields[0].FieldsV1.SetRawBytes(raw)
+	return withKind(cm, "ConfigMap")
+}
+
+// cborFieldsV1 is a fieldsV1 in CBOR, as a CBOR client (KEP-4222) may
+// send it.
+func cborFieldsV1(t *testing.T) []byte {
+	t.Helper()
+	fieldsV1 := metav1.FieldsV1{}
+	fieldsV1.SetRawString(`{"f:data":{".":{},"f:payload":{}}}`)
+	raw, err := fieldsV1.MarshalCBOR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// protobufOf is obj encoded as the API server encodes it in protobuf.
+func protobufOf(t *testing.T, codecs serializer.CodecFactory, obj runtime.Object) []byte {
+	t.Helper()
+	info, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	data, err := runtime.Encode(codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion), obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

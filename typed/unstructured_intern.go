@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/generic-informers/generic/internal/smallmap"
@@ -126,10 +128,11 @@ var uniqueMetadata = map[string]bool{
 // which in Go's maps is a table several times the size of one made for
 // the entries there are.
 //
-// fieldsV1, if not nil, holds the encoded fieldsV1 of each entry of the
-// object's managedFields, left out of content (the protobuf path:
-// detachFieldsV1): each is decoded here, or shared, without a conversion.
-func (in *interner) object(content map[string]any, resize bool, fieldsV1 [][]byte) map[string]any {
+// fieldsV1, if not nil, holds the fieldsV1 tree of each entry of the
+// object's managedFields that detachFieldsV1 took out of it before its
+// conversion to content (the protobuf path), nil for an entry whose
+// fieldsV1 the conversion made.
+func (in *interner) object(content map[string]any, resize bool, fieldsV1 []any) map[string]any {
 	if in == nil {
 		return content
 	}
@@ -148,7 +151,7 @@ func (in *interner) object(content map[string]any, resize bool, fieldsV1 [][]byt
 type walk struct {
 	in       *interner
 	resize   bool
-	fieldsV1 [][]byte
+	fieldsV1 []any
 }
 
 // mapOf interns m's keys and replaces each value v of key k with
@@ -241,9 +244,7 @@ func (w walk) managedFields(value any) any {
 		}
 		fromRaw := false
 		if i < len(w.fieldsV1) && w.fieldsV1[i] != nil {
-			if tree, err := w.fieldSetOf(w.fieldsV1[i]); err == nil {
-				entry["fieldsV1"], fromRaw = tree, true
-			}
+			entry["fieldsV1"], fromRaw = w.fieldsV1[i], true
 		}
 		entries[i] = w.mapOf(entry, func(key string, v any) any {
 			switch {
@@ -269,22 +270,61 @@ func (w walk) fieldSet(value any) any {
 	return w.sharedTree(w.in.decodedFieldSets, w.in.maxFieldSets, tree)
 }
 
+// detachFieldsV1 takes out of obj's managedFields entries each fieldsV1
+// that fieldSetOf reads, and returns their trees, in order: nil where an
+// entry keeps its fieldsV1 for runtime.DefaultUnstructuredConverter (it
+// has none, or one fieldSetOf does not read). obj is the decoder's own,
+// about to be converted and dropped. A nil interner detaches nothing.
+func (in *interner) detachFieldsV1(obj runtime.Object) []any {
+	if in == nil {
+		return nil
+	}
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	entries := accessor.GetManagedFields()
+	if len(entries) == 0 {
+		return nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	w := walk{in: in, resize: true}
+	trees := make([]any, len(entries))
+	for i := range entries {
+		if tree, ok := w.fieldSetOf(entries[i].FieldsV1.GetRawBytes()); ok {
+			trees[i] = tree
+			entries[i].FieldsV1 = nil
+		}
+	}
+	return trees
+}
+
 // fieldSetOf returns the shared tree of raw, an encoded fieldsV1 (with
-// sharing off, raw decoded), decoded as runtime.DefaultUnstructuredConverter
-// decodes it.
-func (w walk) fieldSetOf(raw []byte) (any, error) {
+// sharing off, raw decoded), if raw is one it decodes exactly as
+// runtime.DefaultUnstructuredConverter decodes it: a JSON object, first
+// byte '{', which the converter decodes as JSON (FieldsV1.MarshalJSON
+// gives it as it is). Anything else, left to the converter, is false: a
+// fieldsV1 in CBOR (KEP-4222), which the converter turns into JSON first;
+// malformed JSON, which fails the object's conversion, as in client-go;
+// JSON that is not an object, or that starts with white space, which the
+// converter reads otherwise.
+func (w walk) fieldSetOf(raw []byte) (any, bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
 	if shared, ok := w.in.fieldSets[string(raw)]; ok && w.in.shareTrees {
-		return shared, nil
+		return shared, true
 	}
-	var tree any
+	var tree map[string]any
 	if err := utiljson.Unmarshal(raw, &tree); err != nil {
-		return nil, err
+		return nil, false
 	}
-	tree = w.value(tree)
-	if m, ok := tree.(map[string]any); ok && w.in.shareTrees {
+	interned := w.value(tree)
+	if m, ok := interned.(map[string]any); ok && w.in.shareTrees {
 		putBounded(w.in.fieldSets, w.in.maxFieldSets, string(raw), m)
 	}
-	return tree, nil
+	return interned, true
 }
 
 // value interns a value's strings (a string itself, a map's keys and
