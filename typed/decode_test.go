@@ -25,7 +25,7 @@ import (
 // decoders returns the decoder of mediaType the REST client gets from the
 // plain codecs, and the one it gets from perItemSerializer, as
 // newRESTClient sets them up.
-func decoders(t *testing.T, mediaType string) (plain, perItem runtime.Decoder) {
+func decoders(t testing.TB, mediaType string) (plain, perItem runtime.Decoder) {
 	t.Helper()
 	codecs := serializer.NewCodecFactory(widget.NewScheme())
 	gv := widget.SchemeGroupVersion
@@ -317,7 +317,7 @@ func errString(err error) string {
 
 // podMessage returns the protobuf message of a Pod, as it is an item of a
 // list.
-func podMessage(t *testing.T, namespace, name string) []byte {
+func podMessage(t testing.TB, namespace, name string) []byte {
 	t.Helper()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, ResourceVersion: "40"},
@@ -333,7 +333,7 @@ func podMessage(t *testing.T, namespace, name string) []byte {
 // brokenPodMessage is a Pod message followed by a spec (field 2) of the
 // wrong wire type, which the Pod's Unmarshal rejects: protobuf's analog of
 // a string where an integer belongs.
-func brokenPodMessage(t *testing.T, namespace, name string) []byte {
+func brokenPodMessage(t testing.TB, namespace, name string) []byte {
 	t.Helper()
 	message := protowire.AppendTag(podMessage(t, namespace, name), 2, protowire.VarintType)
 	return protowire.AppendVarint(message, 1)
@@ -354,7 +354,7 @@ func decodedPod(t *testing.T, namespace, name string) *corev1.Pod {
 // protobufPodList encodes a PodList of resourceVersion 42 holding items
 // (Pod messages) as the API server does: the prefix, then a runtime.Unknown
 // around the list's message.
-func protobufPodList(t *testing.T, items ...[]byte) []byte {
+func protobufPodList(t testing.TB, items ...[]byte) []byte {
 	t.Helper()
 	listMeta := metav1.ListMeta{ResourceVersion: "42"}
 	metaMessage, err := listMeta.Marshal()
@@ -369,7 +369,7 @@ func protobufPodList(t *testing.T, items ...[]byte) []byte {
 }
 
 // protobufObject encodes message, of kind gvk, as the API server does.
-func protobufObject(t *testing.T, gvk schema.GroupVersionKind, message []byte) []byte {
+func protobufObject(t testing.TB, gvk schema.GroupVersionKind, message []byte) []byte {
 	t.Helper()
 	apiVersion, kind := gvk.ToAPIVersionAndKind()
 	unknown := runtime.Unknown{
