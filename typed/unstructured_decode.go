@@ -189,10 +189,11 @@ func (d protobufToUnstructured) Decode(data []byte, defaults *schema.GroupVersio
 }
 
 // toUnstructured converts obj, a decoded object of kind gvk, and interns
-// it (in, nil for none). The fieldsV1 of its managedFields are taken out
-// before the conversion (interner.detachFieldsV1), shared or decoded
-// there: runtime.DefaultUnstructuredConverter would encode each to JSON
-// and decode it again.
+// it (in, nil for none). The fieldsV1 of its managedFields that are JSON
+// objects, all that the API server writes, are taken out before the
+// conversion (interner.detachFieldsV1), shared or decoded there:
+// runtime.DefaultUnstructuredConverter would encode each to JSON and
+// decode it again.
 func toUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *interner) (*unstructured.Unstructured, error) {
 	fieldsV1 := in.detachFieldsV1(obj)
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)

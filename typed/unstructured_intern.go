@@ -292,6 +292,8 @@ func (in *interner) detachFieldsV1(obj runtime.Object) []any {
 	w := walk{in: in, resize: true}
 	trees := make([]any, len(entries))
 	for i := range entries {
+		// GetRawBytes, not Raw: with apimachinery's fieldsv1string build
+		// tag a FieldsV1 holds a string, and GetRawBytes copies it.
 		if tree, ok := w.fieldSetOf(entries[i].FieldsV1.GetRawBytes()); ok {
 			trees[i] = tree
 			entries[i].FieldsV1 = nil
@@ -306,9 +308,12 @@ func (in *interner) detachFieldsV1(obj runtime.Object) []any {
 // byte '{', which the converter decodes as JSON (FieldsV1.MarshalJSON
 // gives it as it is). Anything else, left to the converter, is false: a
 // fieldsV1 in CBOR (KEP-4222), which the converter turns into JSON first;
-// malformed JSON, which fails the object's conversion, as in client-go;
-// JSON that is not an object, or that starts with white space, which the
-// converter reads otherwise.
+// malformed JSON, or a JSON object after white space, which fail the
+// object's conversion, as in client-go; null and a JSON list, which the
+// converter reads as nil and a list. The two JSON decoders agree on every
+// JSON object (numbers, duplicate keys, invalid UTF-8, trailing data, the
+// depth limit of 10,000); FuzzProtobufToUnstructured holds this path
+// equal to the converter's.
 func (w walk) fieldSetOf(raw []byte) (any, bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false
@@ -320,9 +325,9 @@ func (w walk) fieldSetOf(raw []byte) (any, bool) {
 	if err := utiljson.Unmarshal(raw, &tree); err != nil {
 		return nil, false
 	}
-	interned := w.value(tree)
-	if m, ok := interned.(map[string]any); ok && w.in.shareTrees {
-		putBounded(w.in.fieldSets, w.in.maxFieldSets, string(raw), m)
+	interned := w.value(tree).(map[string]any) // w.value returns a map for a map
+	if w.in.shareTrees {
+		putBounded(w.in.fieldSets, w.in.maxFieldSets, string(raw), interned)
 	}
 	return interned, true
 }
