@@ -22,43 +22,18 @@ import (
 // same decoder, whose interner now holds what the first decode left in it,
 // is equal too, and the first object is as it was.
 //
-// The interner's tables are tiny, so that inputs with more than a few
-// strings, labels maps or fieldsV1 trees also run the paths where a table
-// is full and starts again. The seeds are the decoder's fixtures
-// (testdata/decode) and the equality corpus (../testdata/corpus), as JSON;
-// `go test` runs them, `go test -fuzz FuzzJSONToUnstructured` mutates them.
+// The seeds are the decoder's fixtures (testdata/decode) and the equality
+// corpus (../testdata/corpus), as JSON; `go test` runs them,
+// `go test -fuzz FuzzJSONToUnstructured` mutates them.
 func FuzzJSONToUnstructured(f *testing.F) {
 	for _, seed := range fuzzSeeds(f) {
 		f.Add(seed)
 	}
 	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := newInterner(true)
-		in.maxStrings, in.maxFieldSets, in.maxLabelSets = 4, 1, 1
-		decoder := unstructuredDecoderWith(t, codecs, in, runtime.ContentTypeJSON)
 		var want decoded
 		want.Object, want.Err = dynamicClientDecode(data)
-
-		var first decoded
-		obj, _, err := decoder.Decode(data, nil, nil)
-		first.Object, first.Err = obj, err != nil
-		if diff := cmp.Diff(want, first); diff != "" {
-			t.Fatalf("decoded (-dynamic client +unstructuredSerializer):\n%s", diff)
-		}
-		if first.Err {
-			return
-		}
-		firstBefore := first.Object.DeepCopyObject()
-
-		var again decoded
-		obj, _, err = decoder.Decode(data, nil, nil)
-		again.Object, again.Err = obj, err != nil
-		if diff := cmp.Diff(want, again); diff != "" {
-			t.Errorf("decoded again, with what the first decode interned (-dynamic client +unstructuredSerializer):\n%s", diff)
-		}
-		if diff := cmp.Diff(firstBefore, first.Object); diff != "" {
-			t.Errorf("the first object changed when the input was decoded again (-before +after):\n%s", diff)
-		}
+		checkInternedDecodes(t, codecs, runtime.ContentTypeJSON, data, want, "dynamic client")
 	})
 }
 
@@ -120,32 +95,41 @@ func FuzzProtobufToUnstructured(f *testing.F) {
 	}
 	withoutInterner := unstructuredDecoderWith(f, codecs, nil, runtime.ContentTypeProtobuf)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := newInterner(true)
-		in.maxStrings, in.maxFieldSets, in.maxLabelSets = 4, 1, 1
-		decoder := unstructuredDecoderWith(t, codecs, in, runtime.ContentTypeProtobuf)
-
 		var want decoded
 		obj, _, err := withoutInterner.Decode(data, nil, nil)
 		want.Object, want.Err = obj, err != nil
-		var first decoded
-		obj, _, err = decoder.Decode(data, nil, nil)
-		first.Object, first.Err = obj, err != nil
-		if diff := cmp.Diff(want, first, compareUndecodable); diff != "" {
-			t.Fatalf("decoded (-without an interner +with one):\n%s", diff)
-		}
-		if first.Err {
-			return
-		}
-		firstBefore := first.Object.DeepCopyObject()
-
-		var again decoded
-		obj, _, err = decoder.Decode(data, nil, nil)
-		again.Object, again.Err = obj, err != nil
-		if diff := cmp.Diff(want, again, compareUndecodable); diff != "" {
-			t.Errorf("decoded again, with what the first decode interned (-without an interner +with one):\n%s", diff)
-		}
-		if diff := cmp.Diff(firstBefore, first.Object, compareUndecodable); diff != "" {
-			t.Errorf("the first object changed when the input was decoded again (-before +after):\n%s", diff)
-		}
+		checkInternedDecodes(t, codecs, runtime.ContentTypeProtobuf, data, want, "without an interner")
 	})
+}
+
+// checkInternedDecodes decodes data, of mediaType, twice with one
+// decoder of UnstructuredFor's, and compares each outcome with want, the
+// decode of reference: the second decode shares what the first left in the
+// interner, and must leave the first object as it was. The interner's
+// tables are tiny, so that inputs with more than a few strings, labels
+// maps or fieldsV1 trees also run the paths where a table is full and
+// starts again.
+func checkInternedDecodes(t *testing.T, codecs serializer.CodecFactory, mediaType string, data []byte, want decoded, reference string) {
+	t.Helper()
+	in := newInterner(true)
+	in.maxStrings, in.maxFieldSets, in.maxLabelSets = 4, 1, 1
+	decoder := unstructuredDecoderWith(t, codecs, in, mediaType)
+	decode := func() decoded {
+		obj, _, err := decoder.Decode(data, nil, nil)
+		return decoded{Object: obj, Err: err != nil}
+	}
+	first := decode()
+	if diff := cmp.Diff(want, first, compareUndecodable); diff != "" {
+		t.Fatalf("decoded (-%s +with an interner):\n%s", reference, diff)
+	}
+	if first.Err {
+		return
+	}
+	firstBefore := first.Object.DeepCopyObject()
+	if diff := cmp.Diff(want, decode(), compareUndecodable); diff != "" {
+		t.Errorf("decoded again, with what the first decode interned (-%s +with an interner):\n%s", reference, diff)
+	}
+	if diff := cmp.Diff(firstBefore, first.Object, compareUndecodable); diff != "" {
+		t.Errorf("the first object changed when the input was decoded again (-before +after):\n%s", diff)
+	}
 }
