@@ -17,10 +17,6 @@ import (
 // anew with the same entries: within a few bytes a map. Set in place, a
 // full small map turned into a table, about 330 bytes more.
 func TestSet(t *testing.T) {
-	const count = 2000
-	// slack is what two measures of a live heap differ by with nothing
-	// changed, and more: a few KiB, a byte or two a map.
-	const slack = 16
 	tests := []struct {
 		name    string
 		entries int
@@ -63,26 +59,10 @@ func TestSet(t *testing.T) {
 				}
 			}
 
-			fresh := heaptest.Of(func() any {
-				all := make([]map[string]any, count)
-				for i := range all {
-					w := want(i)
-					all[i] = make(map[string]any, len(w))
-					maps.Copy(all[i], w)
-				}
-				return all
-			}) / count
-			viaSet := heaptest.Of(func() any {
-				all := make([]map[string]any, count)
-				for i := range all {
-					all[i], _ = Set(made(i), tc.key, "set")
-				}
-				return all
-			}) / count
-			t.Logf("%d B a map made anew, %d B set by Set", fresh, viaSet)
-			if viaSet > fresh+slack {
-				t.Errorf("maps set by Set hold %d B each, %d B more than made anew", viaSet, viaSet-fresh)
-			}
+			checkHeapAsMadeAnew(t, "set by Set", want, func(i int) map[string]any {
+				m, _ := Set(made(i), tc.key, "set")
+				return m
+			})
 		})
 	}
 }
@@ -91,8 +71,6 @@ func TestSet(t *testing.T) {
 // the entries, and the live heap against maps made anew with them: a map
 // of nine entries less one keeps its table, its remake is small.
 func TestRemake(t *testing.T) {
-	const count = 2000
-	const slack = 16 // as in TestSet
 	tests := []struct {
 		name    string
 		entries int
@@ -118,26 +96,40 @@ func TestRemake(t *testing.T) {
 			if diff := cmp.Diff(made(0), Remake(made(0), tc.first)); diff != "" {
 				t.Errorf("entries (-want +got):\n%s", diff)
 			}
-			fresh := heaptest.Of(func() any {
-				all := make([]map[string]any, count)
-				for i := range all {
-					m := made(i)
-					all[i] = make(map[string]any, len(m))
-					maps.Copy(all[i], m)
-				}
-				return all
-			}) / count
-			remade := heaptest.Of(func() any {
-				all := make([]map[string]any, count)
-				for i := range all {
-					all[i] = Remake(made(i), tc.first)
-				}
-				return all
-			}) / count
-			t.Logf("%d B a map made anew, %d B remade", fresh, remade)
-			if remade > fresh+slack {
-				t.Errorf("remade maps hold %d B each, %d B more than made anew", remade, remade-fresh)
-			}
+			checkHeapAsMadeAnew(t, "remade", made, func(i int) map[string]any {
+				return Remake(made(i), tc.first)
+			})
 		})
+	}
+}
+
+// checkHeapAsMadeAnew checks that maps made by got (the i-th of count)
+// hold no more live heap, within a few bytes a map, than maps made anew
+// at their size with the entries of want(i).
+func checkHeapAsMadeAnew(t *testing.T, how string, want, got func(i int) map[string]any) {
+	t.Helper()
+	const count = 2000
+	// slack is what two measures of a live heap differ by with nothing
+	// changed, and more: a few KiB, a byte or two a map.
+	const slack = 16
+	fresh := heaptest.Of(func() any {
+		all := make([]map[string]any, count)
+		for i := range all {
+			w := want(i)
+			all[i] = make(map[string]any, len(w))
+			maps.Copy(all[i], w)
+		}
+		return all
+	}) / count
+	measured := heaptest.Of(func() any {
+		all := make([]map[string]any, count)
+		for i := range all {
+			all[i] = got(i)
+		}
+		return all
+	}) / count
+	t.Logf("%d B a map made anew, %d B %s", fresh, measured, how)
+	if measured > fresh+slack {
+		t.Errorf("maps %s hold %d B each, %d B more than made anew", how, measured, measured-fresh)
 	}
 }
