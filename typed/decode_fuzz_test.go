@@ -1,8 +1,6 @@
 package typed
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,15 +23,7 @@ import (
 // The seeds are the JSON fixtures of testdata/decode and protobuf Pods and
 // PodLists, good and broken.
 func FuzzPerItemDecoder(f *testing.F) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "decode", "*.json"))
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no JSON fixtures in testdata/decode (%v)", err)
-	}
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range jsonDecodeFixtures(f) {
 		f.Add(false, data)
 	}
 	podKind := corev1.SchemeGroupVersion.WithKind("Pod")

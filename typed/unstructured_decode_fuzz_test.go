@@ -41,18 +41,7 @@ func FuzzJSONToUnstructured(f *testing.F) {
 // the equality corpus as JSON.
 func fuzzSeeds(f *testing.F) [][]byte {
 	f.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "decode", "*.json"))
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no JSON fixtures in testdata/decode (%v)", err)
-	}
-	var seeds [][]byte
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		seeds = append(seeds, data)
-	}
+	seeds := jsonDecodeFixtures(f)
 	objs, err := fixtures.Load("../testdata/corpus/objects.yaml")
 	if err != nil {
 		f.Fatal(err)
@@ -132,4 +121,23 @@ func checkInternedDecodes(t *testing.T, codecs serializer.CodecFactory, mediaTyp
 	if diff := cmp.Diff(firstBefore, first.Object, compareUndecodable); diff != "" {
 		t.Errorf("the first object changed when the input was decoded again (-before +after):\n%s", diff)
 	}
+}
+
+// jsonDecodeFixtures returns the contents of the JSON fixtures of
+// testdata/decode, the decoders' table tests' inputs.
+func jsonDecodeFixtures(f *testing.F) [][]byte {
+	f.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "decode", "*.json"))
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no JSON fixtures in testdata/decode (%v)", err)
+	}
+	var fixtures [][]byte
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		fixtures = append(fixtures, data)
+	}
+	return fixtures
 }
