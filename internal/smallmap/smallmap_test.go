@@ -31,13 +31,7 @@ func TestSet(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			made := func(i int) map[string]any {
-				m := make(map[string]any)
-				for e := range tc.entries {
-					m["k"+strconv.Itoa(e)] = "v" + strconv.Itoa(i)
-				}
-				return m
-			}
+			made := func(i int) map[string]any { return grown(tc.entries, i) }
 			want := func(i int) map[string]any {
 				m := made(i)
 				m[tc.key] = "set"
@@ -84,10 +78,7 @@ func TestRemake(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			made := func(i int) map[string]any {
-				m := make(map[string]any)
-				for e := range tc.entries {
-					m["k"+strconv.Itoa(e)] = "v" + strconv.Itoa(i)
-				}
+				m := grown(tc.entries, i)
 				if tc.deleted {
 					delete(m, "k0")
 				}
@@ -132,4 +123,14 @@ func checkHeapAsMadeAnew(t *testing.T, how string, want, got func(i int) map[str
 	if measured > fresh+slack {
 		t.Errorf("maps %s hold %d B each, %d B more than made anew", how, measured, measured-fresh)
 	}
+}
+
+// grown is a map grown entry by entry, as a decoder grows one, to n
+// entries, keys k0 to k<n-1>, each value "v<i>" (i tells maps apart).
+func grown(n, i int) map[string]any {
+	m := make(map[string]any)
+	for e := range n {
+		m["k"+strconv.Itoa(e)] = "v" + strconv.Itoa(i)
+	}
+	return m
 }
