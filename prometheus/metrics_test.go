@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
@@ -80,6 +82,7 @@ func TestScrape(t *testing.T) {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{configMaps: "ConfigMapList"},
 		configMap("a", "one"), configMap("a", "two"), configMap("b", "three"))
+	watching := openWatchesLate(client)
 	metrics := genericprometheus.New()
 	registry := prometheus.NewPedanticRegistry()
 	registry.MustRegister(metrics)
@@ -106,6 +109,10 @@ func TestScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, seen, "add one", "add two", "add three")
+	// A cache syncs on its list, before its watch is open; and the fake
+	// client, unlike a server, does not send a watch opened late the
+	// deletes it missed. So change nothing before both watches are open.
+	waitFor(t, ctx, watching, "watch a", "watch b")
 
 	resource := client.Resource(configMaps)
 	if _, err := resource.Namespace("a").Create(ctx, configMap("a", "four"), metav1.CreateOptions{}); err != nil {
@@ -164,6 +171,55 @@ func TestScrape(t *testing.T) {
 	if got := scrape(t, registry); len(got) != 0 {
 		t.Errorf("series left after the last release: %v", slices.Sorted(mapKeys(got)))
 	}
+}
+
+// openWatchesLate makes each watch of ConfigMaps the client returns
+// start watching 50 ms late, as on a loaded machine a reflector may call
+// Watch well after its list: the fake then sends the watch the objects
+// added or updated since the list, but not the deletes. It says
+// "watch <namespace>" on the returned channel once a watch sees every
+// change.
+func openWatchesLate(client *dynamicfake.FakeDynamicClient) <-chan string {
+	opened := make(chan string, 100)
+	client.PrependWatchReactor(configMaps.Resource, func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var options metav1.ListOptions
+		if watchAction, ok := action.(clienttesting.WatchActionImpl); ok {
+			options = watchAction.ListOptions
+		}
+		events := make(chan watch.Event)
+		late := watch.NewProxyWatcher(events)
+		go func() {
+			defer close(events)
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-late.StopChan():
+				return
+			}
+			inner, err := client.Tracker().Watch(configMaps, action.GetNamespace(), options)
+			if err != nil {
+				return
+			}
+			defer inner.Stop()
+			opened <- "watch " + action.GetNamespace()
+			for {
+				select {
+				case event, ok := <-inner.ResultChan():
+					if !ok {
+						return
+					}
+					select {
+					case events <- event:
+					case <-late.StopChan():
+						return
+					}
+				case <-late.StopChan():
+					return
+				}
+			}
+		}()
+		return true, late, nil
+	})
+	return opened
 }
 
 func mapKeys(m map[string]float64) func(func(string) bool) {
