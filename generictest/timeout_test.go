@@ -97,7 +97,9 @@ func settings() *corev1.ConfigMap {
 // the test once its bound has passed, saying what it waited for and what it
 // saw, instead of running until the test binary's deadline.
 func TestWaitsEndAtTheTimeout(t *testing.T) {
-	const timeout = 300 * time.Millisecond
+	// Long enough for the set-up that must succeed (an informer's sync
+	// and first watch) on a loaded machine under -race.
+	const timeout = time.Second
 	tests := []struct {
 		name string
 		// deadline, if set, is the test's deadline from now.
@@ -115,7 +117,7 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout), generictest.Objects(settings()))
 			generictest.WaitForState(generictest.NewInformer[*corev1.ConfigMap](fake), []string{"team-a/never"}, keysOf)
 		},
-		wantFatal: []string{"the cache of /v1, Resource=configmaps did not reach the state wanted within 300ms (-want +got)", `"team-a/never"`, `"team-a/settings"`},
+		wantFatal: []string{"the cache of /v1, Resource=configmaps did not reach the state wanted within 1s (-want +got)", `"team-a/never"`, `"team-a/settings"`},
 	}, {
 		name:     "the test's deadline, if sooner, bounds the wait",
 		deadline: 6 * time.Second, // 5s of margin: a bound under a second
@@ -137,7 +139,7 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			}
 			fake.Update(settings())
 		},
-		wantFatal: []string{"handlers did not see the change within 300ms", "has not seen team-a/settings at resourceVersion 1000002; it has it at resourceVersion 1000001"},
+		wantFatal: []string{"handlers did not see the change within 1s", "has not seen team-a/settings at resourceVersion 1000002; it has it at resourceVersion 1000001"},
 	}, {
 		name: "informers that never sync",
 		use: func(tb testing.TB, _ <-chan struct{}) {
@@ -147,7 +149,7 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			})
 			generictest.NewInformer[*corev1.ConfigMap](fake)
 		},
-		wantFatal: []string{"the informers did not sync within 300ms", "configmaps"},
+		wantFatal: []string{"the informers did not sync within 1s", "configmaps"},
 	}, {
 		name: "informers that never watch",
 		use: func(tb testing.TB, _ <-chan struct{}) {
@@ -157,7 +159,7 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			})
 			generictest.NewInformer[*corev1.ConfigMap](fake)
 		},
-		wantFatal: []string{"the informers did not start watching within 300ms; no watch of /v1, Resource=configmaps in all namespaces"},
+		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces"},
 	}, {
 		name: "a new handler that never takes the cached objects",
 		use: func(tb testing.TB, release <-chan struct{}) {
@@ -167,7 +169,7 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 				tb.Fatal(err)
 			}
 		},
-		wantFatal: []string{"the new handler of /v1, Resource=configmaps did not receive the cached objects within 300ms; it has 0 of them"},
+		wantFatal: []string{"the new handler of /v1, Resource=configmaps did not receive the cached objects within 1s; it has 0 of them"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,7 +204,7 @@ func TestShutdownEndsAtTheTimeout(t *testing.T) {
 	tb := &boundedTB{TB: t}
 	release := make(chan struct{})
 	tb.run(func() {
-		fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(300*time.Millisecond))
+		fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(time.Second))
 		configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
 		if _, err := configMaps.AddEventHandler(blockingHandler{release}); err != nil {
 			tb.Fatal(err)
@@ -218,9 +220,9 @@ func TestShutdownEndsAtTheTimeout(t *testing.T) {
 	elapsed := time.Since(start)
 	close(release) // the shutdown ends, late, and leaves no goroutine
 
-	checkFatal(t, tb.message(), []string{"the informers did not shut down within 300ms: a handler has not returned"})
+	checkFatal(t, tb.message(), []string{"the informers did not shut down within 1s: a handler has not returned"})
 	if elapsed > 5*time.Second {
-		t.Errorf("failed after %v, want about 300ms", elapsed)
+		t.Errorf("failed after %v, want about 1s", elapsed)
 	}
 }
 
