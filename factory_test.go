@@ -386,10 +386,11 @@ func TestNilClient(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(tc.client), nil)
 			defer factory.Shutdown()
-			factory.ForResource(widget.GVR)
+			informer := factory.ForResource(widget.GVR)
+			factory.Start(context.Background())
+			pollFor(t, "the informer's list fails", func() bool { return informer.Status().LastError != nil })
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
-			factory.Start(ctx)
 			if err := factory.WaitForCacheSyncError(ctx); !errors.Is(err, generic.ErrNilClient) {
 				t.Errorf("error = %v, want one wrapping ErrNilClient", err)
 			}

@@ -316,6 +316,11 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 			}
 
 			late := factory.ForResource(widget.GVR)
+			if tc.wantLists {
+				// Let it list (and be refused), however loaded the machine,
+				// before the bounded wait that must name why.
+				pollFor(t, "the late informer is "+tc.wantState.String(), func() bool { return late.Status().State == tc.wantState })
+			}
 			err := waitForCacheSyncErrorWithin(factory, time.Second)
 			if diff := cmp.Diff(tc.wantUnsynced, unsyncedStates(t, err)); diff != "" {
 				t.Errorf("WaitForCacheSyncError before a second Start, error %v (-want +got):\n%s", err, diff)
@@ -331,6 +336,7 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 			}
 
 			factory.Start(startCtx)
+			pollFor(t, "the late informer is Forbidden", func() bool { return late.Status().State == generic.Forbidden })
 			err = waitForCacheSyncErrorWithin(factory, time.Second)
 			if diff := cmp.Diff(map[string]generic.State{"widgets": generic.Forbidden}, unsyncedStates(t, err)); diff != "" {
 				t.Errorf("WaitForCacheSyncError after a second Start, error %v (-want +got):\n%s", err, diff)

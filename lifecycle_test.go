@@ -187,7 +187,13 @@ func newServingSwitch(client *dynamicfake.FakeDynamicClient, gvr schema.GroupVer
 		if s.off.Load() {
 			return true, nil, notFound
 		}
-		w, err := client.Tracker().Watch(gvr, action.GetNamespace())
+		// With the watch's options, as the fake's own reactor: a watch
+		// opened after its list is sent what was added since.
+		var options metav1.ListOptions
+		if watchAction, ok := action.(clienttesting.WatchActionImpl); ok {
+			options = watchAction.ListOptions
+		}
+		w, err := client.Tracker().Watch(gvr, action.GetNamespace(), options)
 		if err == nil {
 			s.watches = append(s.watches, w)
 		}
@@ -457,8 +463,12 @@ func TestNotServedFromTheStartIsProbed(t *testing.T) {
 	})
 	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithStopWhenNotServed())
 	defer factory.Shutdown()
-	factory.ForResource(widget.GVR)
+	informer := factory.ForResource(widget.GVR)
 	factory.Start(context.Background())
+	// The waits below are bounded to show that they end: first let the
+	// informer list, however loaded the machine, so that they have a 404
+	// to name.
+	waitUntil(t, "widgets are NotServed", func() bool { return informer.Status().State == generic.NotServed })
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 
@@ -495,10 +505,14 @@ func TestWaitForCacheSyncErrorNamesWhy(t *testing.T) {
 	})
 	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
 	defer factory.Shutdown()
+	informers := map[string]generic.Informer[*unstructured.Unstructured]{}
 	for _, gvr := range []schema.GroupVersionResource{widget.GVR, configMapsGVR, namespacesGVR} {
-		factory.ForResource(gvr)
+		informers[gvr.Resource] = factory.ForResource(gvr)
 	}
 	factory.Start(context.Background())
+	waitUntil(t, "configmaps are Forbidden and namespaces NotServed", func() bool {
+		return informers["configmaps"].Status().State == generic.Forbidden && informers["namespaces"].Status().State == generic.NotServed
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	err := factory.WaitForCacheSyncError(ctx)

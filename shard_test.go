@@ -226,13 +226,14 @@ func TestInvalidShardIsAnError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
 			server := newShardServer(true, false)
 			f := generic.NewFactory[*corev1.ConfigMap](server.Source, nil, tt.opts...)
-			f.ForResource(configMapsGVR)
-			f.Start(ctx)
+			informer := f.ForResource(configMapsGVR)
+			f.Start(context.Background())
 			defer f.Shutdown()
+			pollFor(t, "the informer's list fails", func() bool { return informer.Status().LastError != nil })
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
 			err := f.WaitForCacheSyncError(ctx)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("WaitForCacheSyncError = %v, want an error containing %q", err, tt.want)
