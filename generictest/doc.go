@@ -7,7 +7,10 @@
 // once every handler registered on the Fake's informers has seen them, so
 // tests need no sleeps; WaitFor waits, without polling, until a lister
 // shows the state a controller should reach, and fails with a cmp.Diff;
-// Recorder records what a handler receives.
+// Recorder records what a handler receives. The Fake waits for its own
+// informers only: an informer the code under test makes itself over
+// Fake.Dynamic may open its watch after a change, and the fake client
+// sends a watch no delete made before the watch opened.
 //
 // The code under test writes through Fake.Dynamic (client-go's fake
 // dynamic client) or Fake.Clientset (its fake typed clientset): both serve

@@ -223,7 +223,7 @@ func (f *Fake) typedFactory() *typed.Factory {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.typed == nil {
-		factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: f.client, RESTMapper: f.mapper}, f.scheme, f.factoryOptions()...)
+		factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: f.clientOf(typedFactoryName), RESTMapper: f.mapper}, f.scheme, f.factoryOptions()...)
 		if err != nil {
 			f.t.Fatalf("generictest: %v", err)
 		}
@@ -232,12 +232,17 @@ func (f *Fake) typedFactory() *typed.Factory {
 	return f.typed
 }
 
+// clientOf returns the fake client as factory uses it.
+func (f *Fake) clientOf(factory factoryName) *factoryClient {
+	return &factoryClient{FakeDynamicClient: f.client, factory: factory, watches: f.watches}
+}
+
 // unstructuredFactory returns the Fake's unstructured factory.
 func (f *Fake) unstructuredFactory() *genericunstructured.Factory {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.unstructured == nil {
-		f.unstructured = genericunstructured.NewFactory(f.client, f.factoryOptions()...)
+		f.unstructured = genericunstructured.NewFactory(f.clientOf(unstructuredFactoryName), f.factoryOptions()...)
 	}
 	return f.unstructured
 }
@@ -366,11 +371,15 @@ func tweakSelector(selector string) generic.TweakListOptionsFunc {
 	return func(options *metav1.ListOptions) { options.LabelSelector = selector }
 }
 
-// watchKeyOf names the watch of an informer of gvr: in the Fake's
-// namespace, except for a typed informer of a cluster-scoped resource,
-// which watches all (typed factories ignore namespaces for them).
+// watchKeyOf names the watch of an informer of gvr, of the typed factory
+// or the unstructured one: in the Fake's namespace, except for a typed
+// informer of a cluster-scoped resource, which watches all (typed
+// factories ignore namespaces for them).
 func (f *Fake) watchKeyOf(gvr schema.GroupVersionResource, typed bool) watchKey {
-	key := watchKey{gvr: gvr, namespace: f.settings.namespace}
+	key := watchKey{gvr: gvr, namespace: f.settings.namespace, factory: unstructuredFactoryName}
+	if typed {
+		key.factory = typedFactoryName
+	}
 	if !typed || key.namespace == "" {
 		return key
 	}

@@ -65,8 +65,10 @@ func (i *Informer[T]) WaitForDelete(ctx context.Context, obj T) error {
 
 // NewInformer returns the informer of Go type T from the Fake's typed
 // factory (typed.InformerFor), fed by the fake client and converted at
-// ingest, started and synced; it fails the test if T has no resource or
-// the informer does not sync.
+// ingest, started, synced and watching (so that no change made after it
+// returns is lost to it: the fake client sends a watch no delete made
+// before the watch opened); it fails the test if T has no resource or the
+// informer does not sync and watch.
 func NewInformer[T generic.Object](f *Fake, opts ...typed.InformerOption) *Informer[T] {
 	f.t.Helper()
 	factory := f.typedFactory()
@@ -81,7 +83,7 @@ func NewInformer[T generic.Object](f *Fake, opts ...typed.InformerOption) *Infor
 }
 
 // NewUnstructuredInformer returns the informer of gvr from the Fake's
-// unstructured factory, started and synced.
+// unstructured factory, started, synced and watching, as NewInformer.
 func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource) *Informer[*unstructured.Unstructured] {
 	f.t.Helper()
 	f.checkResource(gvr)

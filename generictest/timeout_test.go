@@ -6,12 +6,14 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
@@ -159,7 +161,25 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			})
 			generictest.NewInformer[*corev1.ConfigMap](fake)
 		},
-		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces"},
+		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces (the typed informer's)"},
+	}, {
+		// The typed informer's watch of the same resource is no watch of
+		// the unstructured informer's: a delete made before the latter
+		// opens would never reach it.
+		name: "a second informer of a resource that never watches",
+		use: func(tb testing.TB, _ <-chan struct{}) {
+			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout))
+			var watches atomic.Int32
+			fake.Dynamic().PrependWatchReactor("configmaps", func(clienttesting.Action) (bool, watch.Interface, error) {
+				if watches.Add(1) == 1 {
+					return false, nil, nil // the typed informer's, served as usual
+				}
+				return true, nil, errors.New("the watch is down")
+			})
+			generictest.NewInformer[*corev1.ConfigMap](fake)
+			generictest.NewUnstructuredInformer(fake, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"})
+		},
+		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces (the unstructured informer's)"},
 	}, {
 		name: "a new handler that never takes the cached objects",
 		use: func(tb testing.TB, release <-chan struct{}) {

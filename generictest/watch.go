@@ -21,11 +21,22 @@ type watchSwitch struct {
 	changed chan struct{}
 }
 
-// watchKey names what a watch is of.
+// watchKey names what a watch is of, and whose it is.
 type watchKey struct {
 	gvr       schema.GroupVersionResource
 	namespace string
+	// factory is the Fake's factory whose informer opened the watch, or
+	// "" for a watch opened by other code.
+	factory factoryName
 }
+
+// factoryName names one of the Fake's factories.
+type factoryName string
+
+const (
+	typedFactoryName        factoryName = "typed"
+	unstructuredFactoryName factoryName = "unstructured"
+)
 
 func (s *watchSwitch) add(key watchKey, inner watch.Interface, selector labels.Selector, present map[string]bool) *proxyWatch {
 	s.mu.Lock()
@@ -39,16 +50,29 @@ func (s *watchSwitch) add(key watchKey, inner watch.Interface, selector labels.S
 		done: make(chan struct{}), present: present,
 	}
 	s.proxies[p] = struct{}{}
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
+	s.notifyLocked()
 	go p.loop()
 	return p
 }
 
+// own marks p as the watch of an informer of factory.
+func (s *watchSwitch) own(p *proxyWatch, factory factoryName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p.key.factory = factory
+	s.notifyLocked()
+}
+
+// notifyLocked wakes those waiting in missing.
+func (s *watchSwitch) notifyLocked() {
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
+
 // missing returns the keys that have no running watch, and a channel
-// closed when a watch starts.
+// closed when a watch starts or is marked as a factory's.
 func (s *watchSwitch) missing(keys []watchKey) ([]watchKey, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,10 +105,14 @@ func describeWatches(keys []watchKey) string {
 }
 
 func (k watchKey) String() string {
+	where := " in namespace " + k.namespace
 	if k.namespace == "" {
-		return k.gvr.String() + " in all namespaces"
+		where = " in all namespaces"
 	}
-	return k.gvr.String() + " in namespace " + k.namespace
+	if k.factory == "" {
+		return k.gvr.String() + where
+	}
+	return k.gvr.String() + where + " (the " + string(k.factory) + " informer's)"
 }
 
 // pause makes every watch drop its events until expire.
