@@ -385,18 +385,26 @@ func (in *interner) boxed(s string, boxedS any) any {
 }
 
 // pairOf returns the index of the first slot of s's pair of candidate
-// slots: the high bits of s's 64-bit FNV-1a hash. A hash of its own, with
-// no random seed, so that which strings share a pair is the same in every
-// run (a flood of strings chosen to share one pair costs only their own
-// sharing). Written out rather than hash/fnv, whose New64a and Write cost
-// two allocations a string (32 B, 65 ns measured), on every string of
-// every object decoded.
+// slots: the high bits of s's 64-bit FNV-1a hash, mixed by MurmurHash3's
+// finalizer (fmix64). Without the mix, strings that differ only in their
+// last byte (team-1, team-2, team-3; app-0 to app-9; zone-a, zone-b) had
+// the same high bits, so one pair, and three of them in turn never stayed
+// long enough to be shared. A hash of its own, with no random seed, so
+// that which strings share a pair is the same in every run (a flood of
+// strings chosen to share one pair costs only their own sharing). Written
+// out rather than hash/fnv, whose New64a and Write cost two allocations a
+// string (32 B, 65 ns measured), on every string of every object decoded.
 func pairOf(s string) int {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211
 	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
 	return int(h>>(64-candidatePairBits)) * 2
 }
 

@@ -296,6 +296,15 @@ func TestInternerStringsSeenTwice(t *testing.T) {
 		{name: "met twice", values: []string{"blue", "cm-2", "blue"}, wantShared: [][2]int{{0, 2}}, wantInTable: []string{"blue"}},
 		{name: "met three times", values: []string{"blue", "blue", "blue"}, wantShared: [][2]int{{0, 1}, {0, 2}, {1, 2}}, wantInTable: []string{"blue"}},
 		{name: "two of one pair in turn", values: []string{a, b, a, b}, wantShared: [][2]int{{0, 2}, {1, 3}}, wantInTable: []string{a, b}},
+		{
+			// Names that differ only in their last byte, as namespaces,
+			// zones and label values often do, in turn: each has a pair
+			// of its own, or shares one with one other at most.
+			name:        "names that differ in their last byte, in turn",
+			values:      []string{"team-1", "team-2", "team-3", "team-4", "team-1", "team-2", "team-3", "team-4"},
+			wantShared:  [][2]int{{0, 4}, {1, 5}, {2, 6}, {3, 7}},
+			wantInTable: []string{"team-1", "team-2", "team-3", "team-4"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
