@@ -26,12 +26,13 @@ import (
 )
 
 // shardObjects is how many ConfigMaps a sharding test shards: SHARD_OBJECTS
-// if set, else fallback.
+// if set, else fallback. At least minShardObjects, below which the tests'
+// ± 10% fails on luck alone (see shardedObjects).
 func shardObjects(t *testing.T, fallback int) int {
 	if s := os.Getenv("SHARD_OBJECTS"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 100 {
-			t.Fatalf("SHARD_OBJECTS=%q: want a number >= 100", s)
+		if err != nil || n < minShardObjects {
+			t.Fatalf("SHARD_OBJECTS=%q: want a number >= %d", s, minShardObjects)
 		}
 		return n
 	}
@@ -46,6 +47,11 @@ func shardObjects(t *testing.T, fallback int) int {
 // standard deviations (n = 3, after the reshard: 6.7), a chance failure
 // about once in 10^8 runs.
 const shardedObjects = 10000
+
+// minShardObjects is the fewest objects a sharding test may shard: at
+// N = 5,000 and n = 4, ± 10% is 4.1 standard deviations, a chance failure
+// about once in 5,000 runs (four replicas); at the 100 once allowed, 0.6.
+const minShardObjects = 5000
 
 // forEachShardServer runs test against the shared server, without the
 // ShardedListAndWatch feature gate (the informers fall back to filtering
