@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/objectedit"
 )
 
 // Informer is a cache.SharedIndexInformer whose objects are all of type T,
@@ -389,10 +391,10 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 }
 
 // ingestTransform is what the ingest does to every object it converted:
-// the library's edits (options.ingestEdit), then the user's transform
+// the library's edits (objectedit.ForIngest), then the user's transform
 // (WithTransform, guarded); nil if there is nothing to do.
 func (i *informer[T]) ingestTransform(o options) func(T) (T, error) {
-	edit := o.ingestEdit()
+	edit := objectedit.ForIngest(o.stripManaged, o.transform != nil)
 	if edit == nil {
 		return nil
 	}

@@ -3,15 +3,11 @@ package generic
 import (
 	"context"
 	"errors"
-	"maps"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
-
-	"github.com/generic-informers/generic/internal/smallmap"
 )
 
 // TweakListOptionsFunc changes the options of every list and watch request an
@@ -163,7 +159,7 @@ func WithErrorHandler(handler ErrorHandler) Option {
 // rarely read by controllers and often a large part of an object: caches of
 // many objects shrink by that much (see docs/benchmarks.md). An
 // *unstructured.Unstructured whose metadata then fits a small Go map gets
-// it remade as one (see stripManagedFields): the same entries, a new map.
+// it remade as one: the same entries, a new map.
 // Objects read from such a cache have no managedFields, so do not use it
 // where they are needed, such as to build an apply configuration from a
 // cached object.
@@ -274,48 +270,4 @@ func logError(ctx context.Context, err error) {
 		return
 	}
 	logger.Error(err, "Informer error")
-}
-
-// ingestEdit is what the ingest does to every object it converted, before
-// the user's transform and before it hands it on: managedFields stripped if
-// asked, and, for a user transform, labels of its own (ownLabels); nil if
-// there is nothing to do.
-func (o options) ingestEdit() func(obj any) {
-	if !o.stripManaged && o.transform == nil {
-		return nil
-	}
-	strip, own := o.stripManaged, o.transform != nil
-	return func(obj any) {
-		if strip {
-			stripManagedFields(obj)
-		}
-		if own {
-			ownLabels(obj)
-		}
-	}
-}
-
-// ownLabels gives an *unstructured.Unstructured a metadata.labels map of
-// its own, so that a transform may edit it in place: the decoders of
-// typed.UnstructuredFor make objects with equal labels share one map (a
-// cached object is read-only, but a transform edits an object before it
-// is cached). Other objects are left as they are. The maps it writes to
-// are set with smallmap.Set: a full small map set in place would turn into
-// a table for good.
-func ownLabels(obj any) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok || u == nil {
-		return
-	}
-	metadata, ok := u.Object["metadata"].(map[string]any)
-	if !ok {
-		return
-	}
-	labels, ok := metadata["labels"].(map[string]any)
-	if !ok {
-		return
-	}
-	if own, remade := smallmap.Set(metadata, "labels", maps.Clone(labels)); remade {
-		u.Object, _ = smallmap.Set(u.Object, "metadata", own)
-	}
 }

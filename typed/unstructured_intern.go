@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/generic-informers/generic/internal/smallmap"
+	"github.com/generic-informers/generic/internal/objectedit"
 )
 
 // Bounds of an interner: a table that reaches its bound is emptied and
@@ -159,13 +159,13 @@ type walk struct {
 // entries of the keys first, if any, are done and added first: with
 // resize, they are then in the new map's first slots (see object).
 //
-// A map of smallmap.Entries entries is made anew too: written to in
+// A map of objectedit.Entries entries is made anew too: written to in
 // place, that full small map would turn into a table, about 330 bytes
 // more for the same entries (a CustomResource's metadata without
 // managedFields, or any object of eight fields in its spec).
 func (w walk) mapOf(m map[string]any, valueOf func(key string, value any) any, first ...string) map[string]any {
 	out := m
-	if w.resize || len(m) == smallmap.Entries {
+	if w.resize || len(m) == objectedit.Entries {
 		out = make(map[string]any, len(m))
 	}
 	for _, key := range first {

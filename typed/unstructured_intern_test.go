@@ -363,7 +363,7 @@ func onePair() (string, string) {
 // has none to nine fields through the JSON decoder, with and without
 // interning, and measures the live heap each list holds: one field more
 // must cost no more interned than decoded (interning only shares). Written
-// to in place, a full small Go map (eight entries, smallmap.Entries)
+// to in place, a full small Go map (eight entries, objectedit.Entries)
 // turned into a table: the eighth field cost about 330 bytes an object
 // interned, 32 decoded.
 func TestInterningAddsNoCostToAField(t *testing.T) {

@@ -1,4 +1,4 @@
-package generic
+package objectedit
 
 import (
 	"reflect"
@@ -12,10 +12,10 @@ import (
 // FuzzUnstructuredEdits: the ingest's edits of an *unstructured.Unstructured,
 // on any object, do what client-go's accessors would and nothing else.
 //
-//   - stripManagedFields (WithStripManagedFields) leaves the object equal to
+//   - StripManagedFields (generic.WithStripManagedFields) leaves the object equal to
 //     one whose managedFields client-go removed (unstructured's
 //     SetManagedFields(nil): RemoveNestedField), whatever metadata holds;
-//   - ownLabels (before a transform) leaves it equal to what it was, with a
+//   - OwnLabels (before a transform) leaves it equal to what it was, with a
 //     labels map of its own: writing to it changes no map the object
 //     shared before.
 func FuzzUnstructuredEdits(f *testing.F) {
@@ -39,17 +39,17 @@ func FuzzUnstructuredEdits(f *testing.F) {
 		stripped := &unstructured.Unstructured{Object: content}
 		want := stripped.DeepCopy()
 		unstructured.RemoveNestedField(want.Object, "metadata", "managedFields")
-		stripManagedFields(stripped)
+		StripManagedFields(stripped)
 		if diff := cmp.Diff(want, stripped); diff != "" {
-			t.Errorf("stripped (-client-go's RemoveNestedField +stripManagedFields):\n%s", diff)
+			t.Errorf("stripped (-client-go's RemoveNestedField +StripManagedFields):\n%s", diff)
 		}
 
 		owner := stripped.DeepCopy()
 		shared, _, _ := unstructured.NestedFieldNoCopy(owner.Object, "metadata", "labels")
 		sharedBefore := owner.DeepCopy()
-		ownLabels(owner)
+		OwnLabels(owner)
 		if diff := cmp.Diff(sharedBefore, owner); diff != "" {
-			t.Errorf("ownLabels changed the object (-before +after):\n%s", diff)
+			t.Errorf("OwnLabels changed the object (-before +after):\n%s", diff)
 		}
 		own, _, _ := unstructured.NestedFieldNoCopy(owner.Object, "metadata", "labels")
 		sharedMap, isMap := shared.(map[string]any)
@@ -57,7 +57,7 @@ func FuzzUnstructuredEdits(f *testing.F) {
 			return
 		}
 		if reflect.ValueOf(own).UnsafePointer() == reflect.ValueOf(sharedMap).UnsafePointer() {
-			t.Fatal("ownLabels left the object the labels map it shared")
+			t.Fatal("OwnLabels left the object the labels map it shared")
 		}
 		own.(map[string]any)["written-by-a-transform"] = "x"
 		if diff := cmp.Diff(sharedBefore.Object["metadata"].(map[string]any)["labels"], any(sharedMap)); diff != "" {

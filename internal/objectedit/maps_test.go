@@ -1,4 +1,4 @@
-package smallmap
+package objectedit
 
 import (
 	"maps"

@@ -1,4 +1,4 @@
-package generic
+package objectedit
 
 import (
 	"reflect"
@@ -72,22 +72,12 @@ func TestStripManagedFieldsKeepsMetadataSmall(t *testing.T) {
 			want: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}},
 		},
 		{
-			name: "nil unstructured",
-			obj:  (*unstructured.Unstructured)(nil),
-			want: (*unstructured.Unstructured)(nil),
-		},
-		{
-			name: "nil typed object",
-			obj:  (*corev1.ConfigMap)(nil),
-			want: (*corev1.ConfigMap)(nil),
-		},
-		{
 			name: "not an object",
 			obj:  "a string",
 			want: "a string",
 		},
 	}
-	edit := options{stripManaged: true}.ingestEdit()
+	edit := ForIngest(true, false)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := metadataPointer(tc.obj)
@@ -123,7 +113,7 @@ func metadataPointer(obj any) any {
 // fields, and measures the live heap they hold against the same objects
 // made as the edit leaves them: equal, within a few bytes an object. A
 // full small Go map set in place turns into a table for good
-// (smallmap.Entries): the remade metadata got its labels twice, and when
+// (Entries): the remade metadata got its labels twice, and when
 // the copy came to them last the map was full (some objects kept a table
 // of sixteen slots); the labels of its own were set in a full metadata map
 // (every object); and a remade metadata was set in place in a full
@@ -160,19 +150,19 @@ func TestIngestEditLeavesMapsSmall(t *testing.T) {
 		return objs
 	}
 	tests := []struct {
-		name   string
-		opts   options
-		before shape
+		name               string
+		strip, transformed bool
+		before             shape
 	}{
-		{"stripped", options{stripManaged: true}, shape{managed: true}},
-		{"labels of its own for a transform", options{transform: func(obj any) (any, error) { return obj, nil }}, shape{sharedLabels: true}},
-		{"both", options{stripManaged: true, transform: func(obj any) (any, error) { return obj, nil }}, shape{managed: true, sharedLabels: true}},
-		{"stripped, eight top-level fields", options{stripManaged: true}, shape{managed: true, wide: true}},
-		{"labels of its own, eight top-level fields", options{transform: func(obj any) (any, error) { return obj, nil }}, shape{sharedLabels: true, wide: true}},
+		{"stripped", true, false, shape{managed: true}},
+		{"labels of its own for a transform", false, true, shape{sharedLabels: true}},
+		{"both", true, true, shape{managed: true, sharedLabels: true}},
+		{"stripped, eight top-level fields", true, false, shape{managed: true, wide: true}},
+		{"labels of its own, eight top-level fields", false, true, shape{sharedLabels: true, wide: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			edit := tc.opts.ingestEdit()
+			edit := ForIngest(tc.strip, tc.transformed)
 			got := build(tc.before)[0]
 			edit(got)
 			asEdited := shape{wide: tc.before.wide}

@@ -1,6 +1,7 @@
-// Package smallmap holds what the library relies on of the layout of Go's
-// maps (internal/runtime/maps, Go 1.24 and later), in one place.
-package smallmap
+package objectedit
+
+// What the edits rely on of the layout of Go's maps (internal/runtime/maps,
+// Go 1.24 and later), in one place.
 
 // Entries is the most entries a Go map holds in its small form: one group
 // of eight slots behind the map's header, about 340 bytes for a
