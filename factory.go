@@ -9,8 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/generic-informers/generic/internal/goid"
 )
 
 // Factory hands out one shared Informer[T] per GroupVersionResource and
@@ -19,8 +17,8 @@ import (
 //
 // The zero Factory is not usable; call NewFactory. A Factory is safe for
 // concurrent use. Its informers' callbacks (event handlers, ErrorHandler,
-// StateHandler) may call any of its methods: Release and Shutdown made from
-// a callback do not wait for that callback to return.
+// StateHandler) may call any of its methods but Shutdown, which waits for
+// them (see Shutdown).
 type Factory[T Object] struct {
 	source  Source
 	convert Converter[T]
@@ -149,7 +147,9 @@ type Handle[T Object] interface {
 	Informer[T]
 	// Release drops this hold; later calls do nothing and return false.
 	// When it was the informer's last hold, the informer stops and
-	// Release returns true (see Factory.Release for when it waits).
+	// Release returns true. It does not wait for the informer's
+	// goroutines (Shutdown does), so it may be called from anywhere, the
+	// informer's own callbacks included.
 	Release() bool
 }
 
@@ -255,13 +255,12 @@ func (e *entry[T]) running() bool {
 // returns true; a later ForResource creates a fresh informer. Release of a
 // gvr the factory has no informer for returns false and changes nothing.
 //
-// Release returns once the informer's goroutines have ended, except when
-// it is called from one of that informer's own callbacks (an event
-// handler, its ErrorHandler or StateHandler): then it returns at once, and
-// the informer ends when the callback returns. Handlers registered on a
-// released informer get no more events. A previous informer of gvr that
-// stopped for good and is still delivering (see ForResource) is cancelled
-// too, without waiting: Shutdown waits for it.
+// Release does not wait for the informer's goroutines, so that it may be
+// called from anywhere, the informer's own callbacks included: they end
+// once its handlers have returned, and Shutdown waits for them. Handlers
+// registered on a released informer get no more events. A previous
+// informer of gvr that stopped for good and is still delivering (see
+// ForResource) is cancelled too.
 //
 // This is an extension: client-go's shared informer factories cannot stop
 // one informer without stopping them all.
@@ -296,19 +295,7 @@ func (f *Factory[T]) releaseEntry(e *entry[T]) bool {
 	f.mu.Unlock()
 	retired.cancelIfStarted()
 	e.cancelIfStarted()
-	waitForEnd([]*entry[T]{e}, goid.ID())
 	return true
-}
-
-// waitForEnd waits until the Factory's Run of each started entry has
-// returned, except for an entry whose callbacks run on goroutine caller:
-// that wait would never end.
-func waitForEnd[T Object](entries []*entry[T], caller uint64) {
-	for _, e := range entries {
-		if e.started() && !e.informer.isCallbackGoroutine(caller) {
-			<-e.done
-		}
-	}
 }
 
 // Statuses reports the Status of every informer of the factory, started or
@@ -446,11 +433,19 @@ func waitForSync[T Object](ctx context.Context, i *informer[T]) bool {
 	}
 }
 
-// Shutdown stops every informer the Factory started and returns when all
-// their goroutines have ended; called from one of its informers' callbacks,
-// it does not wait for that informer, which ends when the callback returns.
-// After Shutdown, Start does nothing. It may be called any number of
-// times, also concurrently.
+// Shutdown stops every informer the Factory started, released ones
+// included, and returns when all their goroutines have ended. After
+// Shutdown, Start does nothing. It may be called any number of times,
+// also concurrently.
+//
+// Shutdown must not be called from a callback of the Factory's informers
+// (an event handler, ErrorHandler or StateHandler), as client-go's
+// ShutDownEventHandler must not be called from the handler's own
+// callbacks: it waits for the informers' goroutines, and client-go's
+// informer does not end until its handlers have returned, the caller's
+// among them. From a callback, cancel the context given to Start instead,
+// which stops the informers without waiting, or Release; call Shutdown
+// afterwards, outside the callbacks, to wait for them.
 //
 // Unlike client-go's factories, whose Shutdown only waits for the stop
 // channel given to Start to close, Shutdown stops the informers itself.
@@ -466,5 +461,7 @@ func (f *Factory[T]) Shutdown() {
 	for _, e := range all {
 		e.cancelIfStarted()
 	}
-	waitForEnd(all, goid.ID())
+	for _, e := range all {
+		<-e.done
+	}
 }

@@ -2,9 +2,6 @@ package generic
 
 import (
 	"fmt"
-	"sync/atomic"
-
-	"github.com/generic-informers/generic/internal/goid"
 
 	"k8s.io/client-go/tools/cache"
 )
@@ -20,31 +17,18 @@ import (
 type typedHandler[T Object] struct {
 	handler cache.TypedResourceEventHandler[T]
 	report  func(error)
-	handlerGoroutine
+	deliveryCursor
 }
 
-// handlerGoroutine records the goroutine client-go runs a handler on (one
-// for the handler's life), at its first event, so that a Release or
-// Shutdown made from the handler does not wait for the handler.
-type handlerGoroutine struct {
-	goroutines *callbackGoroutines
-	registered atomic.Bool
-	// delivery measures the delivery latency (metrics_delivery.go); nil
-	// without metrics. cursor is this handler's place in it.
+// deliveryCursor is a handler's place in the informer's delivery clock
+// (metrics_delivery.go), which measures the delivery latency; delivery is
+// nil without metrics. Only the handler's goroutine uses it.
+type deliveryCursor struct {
 	delivery *deliveryClock
 	cursor   uint64
 }
 
-// enter records the handler's goroutine once.
-func (h *handlerGoroutine) enter() {
-	if !h.registered.Load() {
-		h.registered.Store(true)
-		h.goroutines.add(goid.ID())
-	}
-}
-
 func (h *typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
-	h.enter()
 	h.delivered(obj)
 	t, ok := obj.(T)
 	if !ok {
@@ -55,7 +39,6 @@ func (h *typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
 }
 
 func (h *typedHandler[T]) OnUpdate(oldObj, newObj any) {
-	h.enter()
 	h.delivered(newObj)
 	oldT, okOld := oldObj.(T)
 	newT, okNew := newObj.(T)
@@ -71,7 +54,6 @@ func (h *typedHandler[T]) OnUpdate(oldObj, newObj any) {
 // gone), the last state it had cached, with FinalStateUnknown holding the
 // tombstone.
 func (h *typedHandler[T]) OnDelete(obj any) {
-	h.enter()
 	h.delivered(obj)
 	switch o := obj.(type) {
 	case T:

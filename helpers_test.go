@@ -1,15 +1,20 @@
 package generic_test
 
 import (
+	"context"
 	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic/internal/fixtures"
@@ -133,16 +138,32 @@ func libraryGoroutines() []string {
 
 // callbacksEnd starts the frame of an informer's callbacks goroutine on
 // its way out.
-const callbacksEnd = "github.com/generic-informers/generic.(*callbacks).end("
+const callbacksEnd = "github.com/generic-informers/generic/internal/callbacks.(*Queue).end("
 
 // runsLibraryCode reports whether a line of a goroutine's stack is a frame
-// of a root package function other than the Factory's runner. Root package
-// functions are "module.(*type).method" or "module.function"; subpackages
-// have a slash after the module.
+// of a function of the root package or of its internal packages, other
+// than the Factory's runner. Root package functions are
+// "module.(*type).method" or "module.function".
 func runsLibraryCode(line string) bool {
 	if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "created by ") {
 		return false
 	}
-	return strings.Contains(line, "github.com/generic-informers/generic.") &&
-		!strings.Contains(line, "generic.(*Factory[...]).run.func1(")
+	ours := strings.Contains(line, "github.com/generic-informers/generic.") ||
+		strings.Contains(line, "github.com/generic-informers/generic/internal/")
+	return ours && !strings.Contains(line, "generic.(*Factory[...]).run.func1(")
+}
+
+// waitForNoLibraryGoroutines waits, bounded, until no goroutine runs the
+// library's code (libraryGoroutines), and fails the test if one is left.
+func waitForNoLibraryGoroutines(t *testing.T, when string) {
+	t.Helper()
+	var left []string
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, boundedWait, true,
+		func(context.Context) (bool, error) {
+			left = libraryGoroutines()
+			return len(left) == 0, nil
+		})
+	if err != nil {
+		t.Fatalf("goroutines of the library %v %s (-want +got):\n%s", boundedWait, when, cmp.Diff([]string(nil), left))
+	}
 }

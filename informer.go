@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/generic-informers/generic/internal/callbacks"
 	"github.com/generic-informers/generic/internal/objectedit"
 )
 
@@ -136,9 +137,8 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 }
 
 func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options) *informer[T] {
-	i := &informer[T]{gvr: gvr, errorHandler: o.errorHandler}
-	i.callbacks = newCallbacks(&i.callbackGoroutines)
-	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.enqueue)
+	i := &informer[T]{gvr: gvr, errorHandler: o.errorHandler, callbacks: callbacks.New()}
+	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
 
@@ -168,7 +168,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
 	})
-	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, goroutines: &i.callbackGoroutines, delivery: i.telemetry.clock}
+	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, delivery: i.telemetry.clock}
 	in.transform = i.ingestTransform(o)
 	// The informer has not started, so this cannot fail.
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
@@ -186,8 +186,7 @@ type informer[T Object] struct {
 	machine      *stateMachine
 	// callbacks runs the StateHandler and ErrorHandler calls, in order,
 	// off the informer's own goroutines.
-	callbacks          *callbacks
-	callbackGoroutines callbackGoroutines
+	callbacks *callbacks.Queue
 	// lastLogged is the last list or watch error logged, so that a failure
 	// that repeats is logged once, not at every retry.
 	lastLogged atomic.Pointer[string]
@@ -211,14 +210,12 @@ type informer[T Object] struct {
 // users do) runs the Informer[T], so that its State, and the Factory that
 // shares it, know it is running and when it stops.
 //
-// Handlers added through it, the client-go way, are recorded as callbacks
-// as typed ones are, so that Release and Shutdown called from them do not
-// wait for them.
+// Handlers added through it, the client-go way, are measured for the
+// delivery latency as typed ones are.
 type runTracked struct {
 	cache.SharedIndexInformer
-	run        func(context.Context)
-	goroutines *callbackGoroutines
-	delivery   *deliveryClock
+	run      func(context.Context)
+	delivery *deliveryClock
 }
 
 func (r *runTracked) Run(stopCh <-chan struct{}) { r.run(wait.ContextForChannel(stopCh)) }
@@ -241,30 +238,27 @@ func (r *runTracked) recorded(handler cache.ResourceEventHandler) cache.Resource
 	if handler == nil {
 		return nil // client-go refuses it
 	}
-	return &recordedHandler{ResourceEventHandler: handler, handlerGoroutine: handlerGoroutine{goroutines: r.goroutines, delivery: r.delivery}}
+	return &recordedHandler{ResourceEventHandler: handler, deliveryCursor: deliveryCursor{delivery: r.delivery}}
 }
 
-// recordedHandler records the goroutine client-go runs a handler on, at
-// its first event, as typedHandler does.
+// recordedHandler measures the delivery latency of a client-go handler,
+// as typedHandler does of a typed one.
 type recordedHandler struct {
 	cache.ResourceEventHandler
-	handlerGoroutine
+	deliveryCursor
 }
 
 func (h *recordedHandler) OnAdd(obj any, isInInitialList bool) {
-	h.enter()
 	h.delivered(obj)
 	h.ResourceEventHandler.OnAdd(obj, isInInitialList)
 }
 
 func (h *recordedHandler) OnUpdate(oldObj, newObj any) {
-	h.enter()
 	h.delivered(newObj)
 	h.ResourceEventHandler.OnUpdate(oldObj, newObj)
 }
 
 func (h *recordedHandler) OnDelete(obj any) {
-	h.enter()
 	h.delivered(obj)
 	h.ResourceEventHandler.OnDelete(obj)
 }
@@ -326,7 +320,7 @@ func (i *informer[T]) Run(ctx context.Context) {
 	i.goroutines.Wait()
 	i.machine.fire(evStopped, nil)
 	i.telemetry.stop()
-	i.callbacks.wait()
+	i.callbacks.Wait()
 }
 
 // stopped reports whether the informer has stopped, or will make no more
@@ -339,10 +333,6 @@ func (i *informer[T]) stopped() bool {
 		return i.shared.IsStopped()
 	}
 }
-
-// isCallbackGoroutine reports whether goroutine id runs the informer's
-// handlers or callbacks.
-func (i *informer[T]) isCallbackGoroutine(id uint64) bool { return i.callbackGoroutines.has(id) }
 
 // watchError is the reflector's WatchErrorHandler: client-go's default
 // logging, except that a failure that repeats is logged once (at V(4)
@@ -370,7 +360,7 @@ func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T]
 	default:
 		return nil, fmt.Errorf("generic: at most one HandlerOptions may be passed, got %d", len(options))
 	}
-	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, handlerGoroutine: handlerGoroutine{goroutines: &i.callbackGoroutines, delivery: i.telemetry.clock}}, o)
+	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, deliveryCursor: deliveryCursor{delivery: i.telemetry.clock}}, o)
 }
 
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
@@ -455,7 +445,7 @@ func (i *informer[T]) report(err error) { i.reportFrom(*i.runCtx.Load(), err) }
 // that met the error, which may hold the cache's lock (index functions) or
 // be one that Release and Shutdown wait for.
 func (i *informer[T]) reportFrom(ctx context.Context, err error) {
-	i.callbacks.enqueue(func() { i.errorHandler(ctx, err) })
+	i.callbacks.Enqueue(func() { i.errorHandler(ctx, err) })
 }
 
 // keyOf is the cache key of obj, tombstones included, or "" if it has none.

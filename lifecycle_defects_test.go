@@ -384,12 +384,18 @@ func unsyncedStates(t *testing.T, err error) map[string]generic.State {
 // TestCallbackMayReleaseOrShutdown is defect 9: a callback (StateHandler,
 // event handler, ErrorHandler) that called Release or Shutdown deadlocked,
 // since they waited for the informer's goroutines, the callback's among
-// them. Each call must return (Release of the last hold with true), and
-// once the callback has returned no goroutine of the library may remain.
+// them. Release now never waits, and from a callback the informers are
+// stopped by cancelling Start's context (Shutdown waits for the callbacks
+// and must not be called from them, as client-go's ShutDownEventHandler).
+// Each call must return (Release of the last hold with true), and once the
+// callback has returned no goroutine of the library may remain.
 func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 	release := func(f *generic.Factory[*widget.Widget]) bool { return f.Release(widget.GVR) }
-	shutdown := func(f *generic.Factory[*widget.Widget]) bool {
-		f.Shutdown()
+	// stop is the non-blocking alternative to Shutdown from a callback:
+	// cancel the context given to Start (set by the test before Start).
+	stopStart := context.CancelFunc(func() {})
+	stop := func(*generic.Factory[*widget.Widget]) bool {
+		stopStart()
 		return true
 	}
 	onSynced := func(trigger func()) []generic.Option {
@@ -431,13 +437,15 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 		malformed string
 	}{
 		{name: "StateHandler calls Release on Synced", opts: onSynced, call: release},
-		{name: "StateHandler calls Shutdown on Synced", opts: onSynced, call: shutdown},
+		{name: "StateHandler cancels Start's context on Synced", opts: onSynced, call: stop},
 		{name: "event handler calls Release", handler: onAdd, call: release},
-		{name: "event handler calls Shutdown", handler: onAdd, call: shutdown},
+		{name: "event handler cancels Start's context", handler: onAdd, call: stop},
 		{name: "client-go event handler calls Release", clientGoHandler: onAddClientGo, call: release},
-		{name: "client-go event handler calls Shutdown", clientGoHandler: onAddClientGo, call: shutdown},
-		{name: "ErrorHandler calls Shutdown on a ConversionError from the list", opts: onConversionError, call: shutdown, malformed: "list"},
-		{name: "ErrorHandler calls Shutdown on a ConversionError from a watch", opts: onConversionError, call: shutdown, malformed: "watch"},
+		{name: "client-go event handler cancels Start's context", clientGoHandler: onAddClientGo, call: stop},
+		{name: "ErrorHandler calls Release on a ConversionError from the list", opts: onConversionError, call: release, malformed: "list"},
+		{name: "ErrorHandler cancels Start's context on a ConversionError from the list", opts: onConversionError, call: stop, malformed: "list"},
+		{name: "ErrorHandler calls Release on a ConversionError from a watch", opts: onConversionError, call: release, malformed: "watch"},
+		{name: "ErrorHandler cancels Start's context on a ConversionError from a watch", opts: onConversionError, call: stop, malformed: "watch"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -482,7 +490,9 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 						return
 					}
 				}
-				factory.Start(context.Background())
+				var startCtx context.Context
+				startCtx, stopStart = context.WithCancel(context.Background())
+				factory.Start(startCtx)
 				if tc.malformed == "watch" {
 					setupErr = wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, boundedWait/2, true,
 						func(context.Context) (bool, error) {
@@ -503,12 +513,14 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 			case <-time.After(boundedWait):
 				// The factory is left as it is: with the defect, Shutdown
 				// would hang too.
+				stopStart()
 				if !called.Load() {
 					t.Fatalf("the callback was not called within %v; goroutines:\n%s", boundedWait, allGoroutines())
 				}
 				t.Fatalf("the call from the callback did not return within %v (deadlock); goroutines:\n%s", boundedWait, allGoroutines())
 			}
 			t.Cleanup(factory.Shutdown)
+			t.Cleanup(stopStart)
 			if setupErr != nil {
 				t.Fatal(setupErr)
 			}
@@ -516,15 +528,7 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 				t.Errorf("the call from the callback returned (-want +got):\n%s", diff)
 			}
 			pollFor(t, "the informer is Stopped", func() bool { return informer.Status().State == generic.Stopped })
-			var left []string
-			err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, boundedWait, true,
-				func(context.Context) (bool, error) {
-					left = libraryGoroutines()
-					return len(left) == 0, nil
-				})
-			if err != nil {
-				t.Errorf("goroutines of the library %v after the callback returned (-want +got):\n%s", boundedWait, cmp.Diff([]string(nil), left))
-			}
+			waitForNoLibraryGoroutines(t, "after the callback returned")
 		})
 	}
 }

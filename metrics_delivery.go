@@ -19,7 +19,7 @@ const deliveryScan = 2 * resultBuffer
 // deliveryClock remembers when each of the last deliveryRing watch events
 // arrived, in the order the ingest handed them on, which is the order
 // client-go hands them to each handler. Each handler keeps its own cursor
-// into it (handlerGoroutine.cursor), and looks for the object it is called
+// into it (deliveryCursor), and looks for the object it is called
 // with from there: the same object, as the cache holds it, that the ingest
 // handed on. Objects from lists, tombstones and resyncs were never stamped
 // and are not found; the cursor then stays where it was.
@@ -128,7 +128,7 @@ func (c *deliveryClock) delivered(cursor *uint64, obj any) {
 
 // delivered measures the latency of an event the handler is called with.
 // Only the handler's goroutine calls it.
-func (h *handlerGoroutine) delivered(obj any) {
+func (h *deliveryCursor) delivered(obj any) {
 	if h.delivery != nil {
 		h.delivery.delivered(&h.cursor, obj)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/generic-informers/generic/internal/callbacks"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -54,14 +56,13 @@ func TestStateHandlerHearsEachChangeOnceInOrder(t *testing.T) {
 	var mu sync.Mutex
 	var heard []State
 	var lastErrors []error
-	var goroutines callbackGoroutines
-	calls := newCallbacks(&goroutines)
+	calls := callbacks.New()
 	m := newStateMachine(schema.GroupVersionResource{Resource: "widgets"}, func(s Status) {
 		mu.Lock()
 		defer mu.Unlock()
 		heard = append(heard, s.State)
 		lastErrors = append(lastErrors, s.LastError)
-	}, calls.enqueue)
+	}, calls.Enqueue)
 
 	for _, step := range []struct {
 		e   event
@@ -72,7 +73,7 @@ func TestStateHandlerHearsEachChangeOnceInOrder(t *testing.T) {
 	} {
 		m.fire(step.e, step.err)
 	}
-	calls.wait()
+	calls.Wait()
 	if diff := cmp.Diff([]State{Syncing, NotServed, Syncing, Synced, Stopped}, heard); diff != "" {
 		t.Errorf("states heard (-want +got):\n%s", diff)
 	}

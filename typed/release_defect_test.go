@@ -1,13 +1,16 @@
 package typed_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/generic-informers/generic"
@@ -143,8 +146,12 @@ func TestReleaseAfterMapperForgetsKind(t *testing.T) {
 				if diff := cmp.Diff(step.want, step.release(factory, handles)); diff != "" {
 					t.Errorf("%s: Release (-want +got):\n%s", step.name, diff)
 				}
-				// Release returns once the informer's goroutines have
-				// ended: no wait is needed.
+				// Release does not wait for the informer's goroutines:
+				// a released informer stops soon after.
+				if step.wantState == generic.Stopped {
+					_ = wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 10*time.Second, true,
+						func(context.Context) (bool, error) { return handles[0].Informer().IsStopped(), nil })
+				}
 				if diff := cmp.Diff(step.wantState, handles[0].Status().State); diff != "" {
 					t.Errorf("%s: informer state (-want +got):\n%s", step.name, diff)
 				}

@@ -1,11 +1,14 @@
 package typed_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/widget"
@@ -38,6 +41,9 @@ func TestRelease(t *testing.T) {
 		}
 	}
 	for name, informer := range map[string]interface{ Status() generic.Status }{"widgets": widgets, "pods": pods} {
+		// Release does not wait: the informer stops soon after.
+		_ = wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 10*time.Second, true,
+			func(context.Context) (bool, error) { return informer.Status().State == generic.Stopped, nil })
 		if diff := cmp.Diff(generic.Stopped, informer.Status().State); diff != "" {
 			t.Errorf("%s: state after release (-want +got):\n%s", name, diff)
 		}

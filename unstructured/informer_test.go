@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -214,7 +215,10 @@ func TestDropInRelease(t *testing.T) {
 	}); diff != "" {
 		t.Errorf("Release results (-want +got):\n%s", diff)
 	}
-	if !first.Informer().IsStopped() {
+	// Release does not wait: the informer stops soon after.
+	err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) { return first.Informer().IsStopped(), nil })
+	if err != nil {
 		t.Error("the released informer still runs")
 	}
 	if factory.ForResource(widget.GVR).Informer() == first.Informer() {

@@ -1,4 +1,4 @@
-package generic
+package callbacks
 
 import (
 	"runtime"
@@ -11,7 +11,7 @@ import (
 )
 
 // TestCallbacksWait enqueues calls, one of which may end its goroutine
-// (runtime.Goexit, as t.FailNow in a handler does), and checks that wait
+// (runtime.Goexit, as t.FailNow in a handler does), and checks that Wait
 // returns, having seen every call made in order but the one that ended
 // early. Before, a call that ended its goroutine left the queue with no
 // goroutine to drain it, and wait spun for ever on the closed channel.
@@ -28,11 +28,11 @@ func TestCallbacksWait(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newCallbacks(&callbackGoroutines{})
+			q := New()
 			var mu sync.Mutex
 			var made []int
 			for i := range 4 {
-				c.enqueue(func() {
+				q.Enqueue(func() {
 					if i == tc.goexit {
 						runtime.Goexit()
 					}
@@ -42,7 +42,7 @@ func TestCallbacksWait(t *testing.T) {
 				})
 			}
 			waited := make(chan struct{})
-			go func() { c.wait(); close(waited) }()
+			go func() { q.Wait(); close(waited) }()
 			select {
 			case <-waited:
 			case <-time.After(10 * time.Second):

@@ -1,0 +1,103 @@
+// Package callbacks runs an informer's user callbacks (its StateHandler
+// and ErrorHandler calls) one at a time, in the order they were asked
+// for, on a goroutine of its own: never on the goroutine that asked, which
+// may hold a lock (an index function holds the cache's) or be one the
+// informer's Run waits for.
+//
+// It imports nothing of this module.
+package callbacks
+
+import (
+	"sync"
+
+	"k8s.io/utils/buffer"
+)
+
+// Queue is an ordered queue of calls, drained by at most one goroutine at
+// a time, started when a call is asked for and ended when none is left.
+// The zero Queue is not usable; call New. It is safe for concurrent use.
+type Queue struct {
+	mu    sync.Mutex
+	calls *buffer.TypedRingGrowing[func()]
+	// draining is whether a drain goroutine takes the calls.
+	draining bool
+	// drained is closed by the drain goroutine started last, as its last
+	// act (see end); nil before the first.
+	drained chan struct{}
+}
+
+// New returns an empty Queue.
+func New() *Queue {
+	return &Queue{calls: buffer.NewTypedRingGrowing[func()](buffer.RingGrowingOptions{InitialSize: 4})}
+}
+
+// Enqueue asks for call to be made after every call asked for before it.
+func (q *Queue) Enqueue(call func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.calls.WriteOne(call)
+	if !q.draining {
+		q.startDrain()
+	}
+}
+
+// startDrain starts a drain goroutine; q.mu is held.
+func (q *Queue) startDrain() {
+	drained := make(chan struct{})
+	q.draining, q.drained = true, drained
+	go q.drain(drained)
+}
+
+func (q *Queue) drain(drained chan struct{}) {
+	defer q.end(drained)
+	for {
+		q.mu.Lock()
+		call, ok := q.calls.ReadOne()
+		if !ok {
+			q.draining = false
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+		call()
+	}
+}
+
+// end is a drain goroutine's way out, also when a call ends the goroutine
+// (runtime.Goexit, as t.FailNow does): the calls left, if any, go to a new
+// drain goroutine; closing drained is its last act, so that Wait returns
+// only when the goroutine has nothing left to do.
+func (q *Queue) end(drained chan struct{}) {
+	q.mu.Lock()
+	if q.draining && q.drained == drained {
+		if q.calls.Len() > 0 {
+			q.startDrain()
+		} else {
+			q.draining = false
+		}
+	}
+	q.mu.Unlock()
+	close(drained)
+}
+
+// Wait returns when every call asked for so far has returned (and those
+// they asked for in turn), and the goroutine that made them has closed
+// its drained channel: it has then only its return left. A call must not
+// Wait for its own Queue: that wait would never end.
+func (q *Queue) Wait() {
+	for {
+		q.mu.Lock()
+		drained := q.drained
+		q.mu.Unlock()
+		if drained == nil {
+			return
+		}
+		<-drained
+		q.mu.Lock()
+		last := q.drained == drained
+		q.mu.Unlock()
+		if last {
+			return
+		}
+	}
+}
