@@ -2,15 +2,13 @@ package generic
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/resourceversion"
-	"k8s.io/apimachinery/pkg/util/wait"
-	clientfeatures "k8s.io/client-go/features"
-	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/cachewait"
+	"github.com/generic-informers/generic/internal/listwatch"
 )
 
 // Shard returns the factory's shard (see WithShard), and the one a reshard
@@ -97,8 +95,8 @@ func (f *Factory[T]) waitForSelection(ctx context.Context, generation uint64) er
 // first is done.
 func waitForListed[T Object](ctx context.Context, i *informer[T], generation uint64) error {
 	for {
-		last, ok, next := i.shard.lastListed()
-		if ok && last.selection.generation >= generation {
+		last, ok, next := i.chain.LastListed()
+		if ok && last.Generation >= generation {
 			return waitForCacheToHold(ctx, i, last)
 		}
 		select {
@@ -111,58 +109,21 @@ func waitForListed[T Object](ctx context.Context, i *informer[T], generation uin
 	}
 }
 
-// reshardPoll is how often a reshard looks at a cache it waits for.
-const reshardPoll = 10 * time.Millisecond
-
 // waitForCacheToHold waits until the informer's cache has applied the list
 // last (its reflector's Replace), or the informer stops.
-func waitForCacheToHold[T Object](ctx context.Context, i *informer[T], last listing) error {
-	if !clientfeatures.FeatureGates().Enabled(clientfeatures.AtomicFIFO) {
+func waitForCacheToHold[T Object](ctx context.Context, i *informer[T], last listwatch.Listing) error {
+	if !cachewait.Tracked() {
 		return ErrResourceVersionNotTracked
 	}
-	return wait.PollUntilContextCancel(ctx, reshardPoll, true, func(context.Context) (bool, error) {
-		if i.stopped() {
-			return true, nil
-		}
-		return cacheHolds(i.shared.GetIndexer(), last)
+	var selector cachewait.Selector
+	if last.Selector != nil {
+		selector = last.Selector
+	}
+	err := cachewait.Poll(ctx, i.machine.stoppedChan(), func() (bool, error) {
+		return cachewait.HoldsList(i.shared.GetIndexer(), last.ResourceVersion, last.Keys, selector)
 	})
-}
-
-// cacheHolds reports whether indexer has applied the list last. A cache at
-// a later resourceVersion has: the reflector queues a list's Replace before
-// the events that follow it. At the list's own resourceVersion (a quiet
-// resource relisted), the cache before the Replace may be at it too; then
-// the cache must hold every listed object and nothing outside the list's
-// selection; so too when either resourceVersion is "0".
-func cacheHolds(indexer cache.Indexer, last listing) (bool, error) {
-	cached := indexer.LastStoreSyncResourceVersion()
-	if cached == "" {
-		return false, nil
+	if errors.Is(err, cachewait.ErrStopped) {
+		return nil
 	}
-	// "0" (a list of nothing ever written) orders against nothing: the
-	// contents decide.
-	if cached != "0" && last.rv != "0" {
-		order, err := resourceversion.CompareResourceVersion(cached, last.rv)
-		if err != nil || order != 0 {
-			return order > 0, err
-		}
-	}
-	for _, key := range last.keys {
-		if _, exists, err := indexer.GetByKey(key); err != nil || !exists {
-			return false, err
-		}
-	}
-	if last.selection.selector == nil {
-		return true, nil
-	}
-	for _, obj := range indexer.List() {
-		o, ok := obj.(runtime.Object)
-		if !ok {
-			continue
-		}
-		if in, err := last.selection.selector.Matches(o); err != nil || !in {
-			return false, err
-		}
-	}
-	return true, nil
+	return err
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/telemetry"
 )
 
 // typedHandler adapts a cache.TypedResourceEventHandler[T] to the untyped
@@ -17,19 +19,13 @@ import (
 type typedHandler[T Object] struct {
 	handler cache.TypedResourceEventHandler[T]
 	report  func(error)
-	deliveryCursor
-}
-
-// deliveryCursor is a handler's place in the informer's delivery clock
-// (metrics_delivery.go), which measures the delivery latency; delivery is
-// nil without metrics. Only the handler's goroutine uses it.
-type deliveryCursor struct {
-	delivery *deliveryClock
-	cursor   uint64
+	// cursor is the handler's place in the informer's delivery clock,
+	// which measures the delivery latency.
+	cursor telemetry.Cursor
 }
 
 func (h *typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
-	h.delivered(obj)
+	h.cursor.Delivered(obj)
 	t, ok := obj.(T)
 	if !ok {
 		h.report(unexpectedEventType[T]("add", obj))
@@ -39,7 +35,7 @@ func (h *typedHandler[T]) OnAdd(obj any, isInInitialList bool) {
 }
 
 func (h *typedHandler[T]) OnUpdate(oldObj, newObj any) {
-	h.delivered(newObj)
+	h.cursor.Delivered(newObj)
 	oldT, okOld := oldObj.(T)
 	newT, okNew := newObj.(T)
 	if !okOld || !okNew {
@@ -54,7 +50,7 @@ func (h *typedHandler[T]) OnUpdate(oldObj, newObj any) {
 // gone), the last state it had cached, with FinalStateUnknown holding the
 // tombstone.
 func (h *typedHandler[T]) OnDelete(obj any) {
-	h.delivered(obj)
+	h.cursor.Delivered(obj)
 	switch o := obj.(type) {
 	case T:
 		h.handler.OnDelete(cache.DeletedObject[T]{OptionalObj: o})

@@ -17,7 +17,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic/internal/callbacks"
+	"github.com/generic-informers/generic/internal/listwatch"
 	"github.com/generic-informers/generic/internal/objectedit"
+	"github.com/generic-informers/generic/internal/telemetry"
 )
 
 // Informer is a cache.SharedIndexInformer whose objects are all of type T,
@@ -137,10 +139,12 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 }
 
 func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options) *informer[T] {
-	i := &informer[T]{gvr: gvr, errorHandler: o.errorHandler, callbacks: callbacks.New()}
+	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, callbacks: callbacks.New(), shard: o.shard, shardKey: o.shardKey}
 	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
+	i.provider = metricsProviderOf(o)
+	i.telemetry = newTelemetry(gvr, i.provider != nil)
 
 	newT, _ := newObjectFunc[T]()
 	var example runtime.Object
@@ -156,20 +160,25 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if err := o.shardProblem(); err != nil {
 		lw = FailingListerWatcher(err)
 	}
-	i.telemetry = newTelemetry(gvr, o)
-	in := newIngest(i.telemetry.requests(lw), gvr, convert, newT, i.reportIngest, &i.goroutines)
-	in.telemetry = i.telemetry
-	in.shard = newShardFilter(o.shard, o.shardKey)
-	i.shard = in.shard
-	lw = in
-	lw = newServedGuard(lw, in.inner, i.machine, o.stopWhenGone, &i.goroutines)
-	i.shared = cache.NewSharedIndexInformerWithOptions(lw, example, cache.SharedIndexInformerOptions{
+	i.chain = listwatch.New(lw, listwatch.Config[T]{
+		GVR:            gvr,
+		Convert:        convert,
+		NewT:           newT,
+		Transform:      i.ingestTransform(o),
+		StopForGood:    o.stopWhenGone,
+		UnexpectedType: ErrUnexpectedType,
+	}, listwatch.Hooks{
+		Reject:    i.reject,
+		Served:    servedHooks{i.machine},
+		Meter:     i.telemetry,
+		Selection: o.shard.selection(o.shardKey),
+	})
+	i.shared = cache.NewSharedIndexInformerWithOptions(i.chain.ListerWatcher(), example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
 	})
-	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, delivery: i.telemetry.clock}
-	in.transform = i.ingestTransform(o)
+	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, clock: i.telemetry.Clock()}
 	// The informer has not started, so this cannot fail.
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
 	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
@@ -182,6 +191,7 @@ type informer[T Object] struct {
 	tracked      *runTracked
 	lister       Lister[T]
 	gvr          schema.GroupVersionResource
+	namespace    string
 	errorHandler ErrorHandler
 	machine      *stateMachine
 	// callbacks runs the StateHandler and ErrorHandler calls, in order,
@@ -196,13 +206,16 @@ type informer[T Object] struct {
 	runCtx atomic.Pointer[context.Context]
 	// ran is set by the first Run; later ones only let client-go refuse.
 	ran atomic.Bool
-	// goroutines counts the goroutines of the watches our ListerWatchers
-	// made; Run waits for them, so that nothing it started outlives it.
-	goroutines sync.WaitGroup
-	// shard is the ingest's shard filter (shard_ingest.go).
-	shard *shardFilter
-	// telemetry is its sync progress and metrics (metrics_informer.go).
-	telemetry *telemetry
+	// chain is the list/watch chain between its source and its reflector.
+	chain *listwatch.Chain[T]
+	// shard is the selection it holds (the factory's, or its own), of
+	// shardKey's hash space.
+	shard    *shardState
+	shardKey ShardKey
+	// telemetry is its sync progress and metrics; provider is
+	// WithMetricsProvider's, nil without one.
+	telemetry *telemetry.Telemetry
+	provider  MetricsProvider
 }
 
 // runTracked is the informer's cache.SharedIndexInformer as handed out by
@@ -214,8 +227,8 @@ type informer[T Object] struct {
 // delivery latency as typed ones are.
 type runTracked struct {
 	cache.SharedIndexInformer
-	run      func(context.Context)
-	delivery *deliveryClock
+	run   func(context.Context)
+	clock *telemetry.Clock
 }
 
 func (r *runTracked) Run(stopCh <-chan struct{}) { r.run(wait.ContextForChannel(stopCh)) }
@@ -238,28 +251,28 @@ func (r *runTracked) recorded(handler cache.ResourceEventHandler) cache.Resource
 	if handler == nil {
 		return nil // client-go refuses it
 	}
-	return &recordedHandler{ResourceEventHandler: handler, deliveryCursor: deliveryCursor{delivery: r.delivery}}
+	return &recordedHandler{ResourceEventHandler: handler, cursor: r.clock.Cursor()}
 }
 
 // recordedHandler measures the delivery latency of a client-go handler,
 // as typedHandler does of a typed one.
 type recordedHandler struct {
 	cache.ResourceEventHandler
-	deliveryCursor
+	cursor telemetry.Cursor
 }
 
 func (h *recordedHandler) OnAdd(obj any, isInInitialList bool) {
-	h.delivered(obj)
+	h.cursor.Delivered(obj)
 	h.ResourceEventHandler.OnAdd(obj, isInInitialList)
 }
 
 func (h *recordedHandler) OnUpdate(oldObj, newObj any) {
-	h.delivered(newObj)
+	h.cursor.Delivered(newObj)
 	h.ResourceEventHandler.OnUpdate(oldObj, newObj)
 }
 
 func (h *recordedHandler) OnDelete(obj any) {
-	h.delivered(obj)
+	h.cursor.Delivered(obj)
 	h.ResourceEventHandler.OnDelete(obj)
 }
 
@@ -281,8 +294,8 @@ func (i *informer[T]) Status() Status {
 		s.State = Synced
 	}
 	s.Shard = i.shard.describe()
-	s.ShardFilteredByClient = i.shard.onClientSide.Load()
-	s.Progress = i.telemetry.progress.snapshot(i.shared.HasSynced())
+	s.ShardFilteredByClient = i.chain.FilteredOnClient()
+	s.Progress = SyncProgress(i.telemetry.Progress(i.shared.HasSynced()))
 	return s
 }
 
@@ -301,14 +314,14 @@ func (i *informer[T]) Run(ctx context.Context) {
 	}
 	i.runCtx.Store(&ctx)
 	i.machine.fire(evRun, nil)
-	i.startTelemetry()
+	i.telemetry.Start(i.resolveMetrics())
 	ctx, cancel := context.WithCancel(ctx)
 	var filled sync.WaitGroup
 	filled.Go(func() {
 		select {
 		case <-i.shared.HasSyncedChecker().Done():
 			i.machine.fire(evCacheFilled, nil)
-			i.telemetry.progress.filledAt(ctx, time.Now())
+			i.telemetry.Filled(ctx, time.Now())
 		case <-ctx.Done():
 		}
 	})
@@ -317,9 +330,9 @@ func (i *informer[T]) Run(ctx context.Context) {
 	filled.Wait()
 	// The reflector has returned, so no watch is made any more, and the
 	// ones it made end with ctx.
-	i.goroutines.Wait()
+	i.chain.Wait()
 	i.machine.fire(evStopped, nil)
-	i.telemetry.stop()
+	i.telemetry.Stop()
 	i.callbacks.Wait()
 }
 
@@ -360,7 +373,7 @@ func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T]
 	default:
 		return nil, fmt.Errorf("generic: at most one HandlerOptions may be passed, got %d", len(options))
 	}
-	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, deliveryCursor: deliveryCursor{delivery: i.telemetry.clock}}, o)
+	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, cursor: i.telemetry.Clock().Cursor()}, o)
 }
 
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
@@ -439,6 +452,13 @@ func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
 
 // report hands err to the ErrorHandler, with the context of Run.
 func (i *informer[T]) report(err error) { i.reportFrom(*i.runCtx.Load(), err) }
+
+// reject is the list/watch chain's report of an object it left out: it is
+// counted, then handed to the ErrorHandler as a *ConversionError.
+func (i *informer[T]) reject(ctx context.Context, key string, err error) {
+	i.telemetry.Rejected()
+	i.reportFrom(ctx, &ConversionError{GVR: i.gvr, Key: key, Err: err})
+}
 
 // reportFrom hands err to the ErrorHandler, with ctx (which carries the
 // logger), on the informer's callbacks goroutine: never on the goroutine

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/listing"
 )
 
 // Lister reads objects of type T from an informer's cache (a cache.Indexer),
@@ -139,8 +141,8 @@ func (l *namespaceLister[T]) Get(name string) (T, error) {
 
 // listByNamespace is client-go's cache.ListAllByNamespace (which uses the
 // namespace index when there is one) with a checked type assertion; for a
-// Lister of *unstructured.Unstructured, listUnstructuredByNamespace, which
-// matches labels in place instead of copying them.
+// Lister of *unstructured.Unstructured, internal/listing's, which matches
+// labels in place instead of copying them.
 func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, namespace string, selector labels.Selector) ([]T, error) {
 	if indexer == nil {
 		return nil, errNilIndexer
@@ -160,7 +162,7 @@ func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.Gr
 	}
 	var err error
 	if _, isUnstructured := any(*new(T)).(*unstructured.Unstructured); isUnstructured {
-		err = listUnstructuredByNamespace(indexer, namespace, selector, appendFn)
+		err = listing.Unstructured(indexer, namespace, selector, appendFn)
 	} else {
 		err = cache.ListAllByNamespace(indexer, namespace, selector, appendFn)
 	}

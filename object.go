@@ -39,3 +39,10 @@ func newObjectFunc[T runtime.Object]() (func() T, error) {
 		return reflect.New(elem).Interface().(T)
 	}, nil
 }
+
+// isNilPointer reports whether v holds a nil pointer (a typed nil in an
+// interface), which v == nil does not catch.
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
-	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/cachewait"
 )
 
 // Read your writes
@@ -40,24 +40,9 @@ import (
 //
 // How they wait: they read the cache's resource version (a read lock and a
 // string comparison) at once, then 20 µs after the call and at intervals
-// that grow by a quarter up to every 10 ms (about 20 reads in the first
-// 10 ms, then 100 a second), until it is reached or ctx ends. client-go
-// offers no notification of what reaches the indexer (bookmarks included)
-// short of an event handler, which would cost every informer a listener
-// and is called after the indexer is updated anyway. Measured on the
-// embedded kube-apiserver (e2e/bench BenchmarkWaitForWrite, 2 cores):
-// from an update's response to the wait's return, p50 26 µs and p99
-// 1.2 ms (docs/benchmarks.md), against 36 µs and 1.3 ms when reading
-// every 10 µs in an earlier run; with the
-// first read at 1 ms instead, p50 was 1.2 ms: the watch event mostly
-// reaches the cache within tens of microseconds of the write's response.
-
-// Polling intervals of the waits: the first read after the call, and the
-// most the interval grows to (by a quarter at every read).
-const (
-	firstCachePoll = 20 * time.Microsecond
-	maxCachePoll   = 10 * time.Millisecond
-)
+// that grow by a quarter up to every 10 ms, until it is reached or ctx
+// ends (internal/cachewait's Poll, which says why it polls and what was
+// measured).
 
 // ErrInformerStopped is wrapped by the error of a wait on an informer that
 // has stopped (or stops during the wait) before its cache reached what was
@@ -185,56 +170,29 @@ func (i *informer[T]) waitFor(ctx context.Context, what, rv string, held func(ca
 	if _, err := resourceversion.CompareResourceVersion(rv, rv); err != nil {
 		return &ResourceVersionError{GVR: i.gvr, Wanted: rv, Cached: i.cachedResourceVersion(), Err: err}
 	}
-	if !clientfeatures.FeatureGates().Enabled(clientfeatures.AtomicFIFO) {
+	if !cachewait.Tracked() {
 		return fmt.Errorf("generic: wait for %s of %s: %w", what, i.gvr, ErrResourceVersionNotTracked)
 	}
-	var timer *time.Timer
-	interval := firstCachePoll
-	for {
-		cached := i.cachedResourceVersion()
-		done, err := i.reached(rv, cached, held)
-		if err != nil || done {
-			return err
+	var cached string
+	err := cachewait.Poll(ctx, i.machine.stoppedChan(), func() (bool, error) {
+		cached = i.cachedResourceVersion()
+		reached, err := cachewait.Reached(cached, rv)
+		if err != nil {
+			return false, &ResourceVersionError{GVR: i.gvr, Wanted: rv, Cached: cached, Err: err}
 		}
-		if i.stopped() {
-			return fmt.Errorf("generic: wait for %s of %s: the cache is at resource version %q: %w", what, i.gvr, cached, ErrInformerStopped)
+		if !reached || held == nil {
+			return reached, nil
 		}
-		if timer == nil {
-			timer = time.NewTimer(interval)
-			defer timer.Stop()
-		} else {
-			timer.Reset(interval)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("generic: wait for %s of %s: the cache is at resource version %q (%s): %w",
-				what, i.gvr, cached, i.Status().State, ctx.Err())
-		case <-i.machine.stoppedChan():
-			// Look once more: the last events may have reached the cache.
-		case <-timer.C:
-		}
-		interval = min(interval+interval/4, maxCachePoll)
+		return held(cached)
+	})
+	switch {
+	case errors.Is(err, cachewait.ErrStopped):
+		return fmt.Errorf("generic: wait for %s of %s: the cache is at resource version %q: %w", what, i.gvr, cached, ErrInformerStopped)
+	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return fmt.Errorf("generic: wait for %s of %s: the cache is at resource version %q (%s): %w",
+			what, i.gvr, cached, i.Status().State, err)
 	}
-}
-
-// reached reports whether the cache at resource version cached has reached
-// rv and held is met.
-func (i *informer[T]) reached(rv, cached string, held func(string) (bool, error)) (bool, error) {
-	if cached == "" || cached == "0" {
-		// Nothing applied yet ("0": a resource never listed, served empty).
-		return false, nil
-	}
-	cmp, err := resourceversion.CompareResourceVersion(cached, rv)
-	if err != nil {
-		return false, &ResourceVersionError{GVR: i.gvr, Wanted: rv, Cached: cached, Err: err}
-	}
-	if cmp < 0 {
-		return false, nil
-	}
-	if held == nil {
-		return true, nil
-	}
-	return held(cached)
+	return err
 }
 
 // cachedResourceVersion is the resource version of the last event the

@@ -161,6 +161,28 @@ func (s *shardState) selectorLocked(key ShardKey) sharding.Selector {
 	return sharding.NewSelector(reqs...)
 }
 
+// selection returns the list/watch chain's hook that reads the selection
+// of key's hash space to request now (see listwatch.Hooks.Selection).
+func (s *shardState) selection(key ShardKey) func() (sharding.Selector, uint64, <-chan struct{}) {
+	return func() (sharding.Selector, uint64, <-chan struct{}) {
+		v, changed := s.view(key)
+		return v.selector, v.generation, changed
+	}
+}
+
+// describe describes the shard for an informer's Status: "" when it
+// holds every object; while a reshard is under way, "current+next".
+func (s *shardState) describe() string {
+	current, widened := s.shard()
+	if current.all() && widened == nil {
+		return ""
+	}
+	if widened != nil {
+		return fmt.Sprintf("%v+%v", current, *widened)
+	}
+	return current.String()
+}
+
 // shard returns the shard selected, and the one being widened to.
 func (s *shardState) shard() (current Shard, widened *Shard) {
 	if s == nil {

@@ -225,3 +225,13 @@ func (m *stateMachine) failed(err error) {
 		m.status.LastError = err
 	}
 }
+
+// servedHooks tells the state machine what the server answered, as the
+// list/watch chain reports it (listwatch.Served).
+type servedHooks struct{ m *stateMachine }
+
+func (h servedHooks) Listed()                  { h.m.fire(evListed, nil) }
+func (h servedHooks) NotServed(err error)      { h.m.fire(evNotFound, err) }
+func (h servedHooks) StoppedForGood(err error) { h.m.fire(evStopped, err) }
+func (h servedHooks) Forbidden(err error)      { h.m.fire(evForbidden, err) }
+func (h servedHooks) Failed(err error)         { h.m.failed(err) }

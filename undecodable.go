@@ -5,6 +5,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/listwatch"
 )
 
 // Undecodable stands, in a list or a watch event, for one object a Source
@@ -15,7 +18,8 @@ import (
 // itself, not the whole list or watch.
 //
 // The ingest of every informer reports an Undecodable as a
-// *ConversionError naming the resource, Namespace/Name and Err, and never
+// *ConversionError naming the resource, Namespace/Name and Err (the list/
+// watch chain recognises it by its ObjectName and Unwrap), and never
 // stores it: an object the cache held leaves it as a delete of its last
 // good state.
 type Undecodable struct {
@@ -30,7 +34,8 @@ type Undecodable struct {
 	Err error
 }
 
-var _ runtime.Object = (*Undecodable)(nil)
+// The list/watch chain takes an *Undecodable for what it is.
+var _ listwatch.Undecodable = (*Undecodable)(nil)
 
 // GetObjectKind returns GVK, as an ObjectKind that ignores changes.
 func (u *Undecodable) GetObjectKind() schema.ObjectKind { return undecodableKind{u.GVK} }
@@ -45,21 +50,17 @@ func (u *Undecodable) DeepCopyObject() runtime.Object {
 	return &c
 }
 
-// Key is the cache key the object would have had: "namespace/name", "name",
-// or "" when its metadata could not be read.
-func (u *Undecodable) Key() string {
-	switch {
-	case u.Name == "":
-		return ""
-	case u.Namespace == "":
-		return u.Name
-	}
-	return u.Namespace + "/" + u.Name
+// ObjectName is the object's name, as client-go's cache names it:
+// ObjectName().String() is the cache key it would have had
+// ("namespace/name" or "name"). It is the zero ObjectName when the
+// metadata could not be read.
+func (u *Undecodable) ObjectName() cache.ObjectName {
+	return cache.ObjectName{Namespace: u.Namespace, Name: u.Name}
 }
 
 // Error describes the object and why it did not decode.
 func (u *Undecodable) Error() string {
-	return fmt.Sprintf("decode %s %q: %v", u.GVK, u.Key(), u.Err)
+	return fmt.Sprintf("decode %s %q: %v", u.GVK, u.ObjectName(), u.Err)
 }
 
 // Unwrap returns Err.

@@ -82,7 +82,7 @@ func protobufEvents(t *testing.T, frames ...watchFrame) []byte {
 func describe(obj runtime.Object) string {
 	switch o := obj.(type) {
 	case *generic.Undecodable:
-		return fmt.Sprintf("undecodable %s %s", o.GVK.Kind, o.Key())
+		return fmt.Sprintf("undecodable %s %s", o.GVK.Kind, o.ObjectName())
 	case *metav1.Status:
 		return fmt.Sprintf("status %s", o.Reason)
 	}

@@ -1,8 +1,7 @@
-package generic
+package listwatch
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,7 +18,6 @@ import (
 // replaced the ingest's record of what the cache holds and counted as a
 // list of the informer's shard. It must change neither.
 func TestProbeLeavesTheIngestAlone(t *testing.T) {
-	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
 	source := &cache.ListWatch{
 		ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 			return &corev1.ConfigMapList{
@@ -31,11 +29,8 @@ func TestProbeLeavesTheIngestAlone(t *testing.T) {
 			return watch.NewEmptyWatch(), nil
 		},
 	}
-	var goroutines sync.WaitGroup
-	newT, _ := newObjectFunc[*corev1.ConfigMap]()
-	in := newIngest(source, gvr, Identity[*corev1.ConfigMap](), newT, func(context.Context, error) {}, &goroutines)
-	machine := newStateMachine(gvr, nil, func(f func()) { f() })
-	guard := newServedGuard(in, in.inner, machine, false, &goroutines)
+	chain := testChain[*corev1.ConfigMap](source)
+	in, guard := chain.ingest, chain.guard
 
 	type ingestState struct {
 		Generation uint64

@@ -1,4 +1,4 @@
-package generic
+package listwatch
 
 import (
 	"context"
@@ -6,10 +6,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
 
@@ -24,51 +27,81 @@ import (
 // gate (or older than 1.36) ignores the selector and sends every object.
 // The filter notices that once, from a list without shardInfo or from an
 // object outside the shard in a watch (a WatchList stream carries no
-// shardInfo), logs it, and reports it in Status.ShardFilteredByClient.
+// shardInfo), logs it, and reports it (Chain.FilteredOnClient).
 //
-// It also makes a change of shard (Factory.Reshard) take effect: a watch
-// made at an older selection ends with 410 Gone, so the reflector relists
-// with the new one, and its Replace delivers the objects that left the
-// shard as deletes and those that joined as adds.
+// It also makes a change of shard take effect: a watch made at an older
+// selection ends with 410 Gone, so the reflector relists with the new one,
+// and its Replace delivers the objects that left the shard as deletes and
+// those that joined as adds.
 type shardFilter struct {
-	state *shardState
-	key   ShardKey
+	selection func() (sharding.Selector, uint64, <-chan struct{})
 	// onClientSide is set once the server was seen to ignore the selector.
 	onClientSide atomic.Bool
 
 	mu sync.Mutex
 	// paging is the selection of the list whose pages are being read: all
 	// pages of one list use the selection of its first.
-	paging shardView
-	// listed is the selection the last whole list (or WatchList's initial
-	// events) was made with, and listedRV that list's resourceVersion;
-	// hasListed is false before the first.
-	listed    shardView
-	listedRV  string
+	paging view
+	// listed is what the last whole list (or WatchList's initial events)
+	// delivered; hasListed is false before the first.
+	listed    Listing
 	hasListed bool
-	// listedKeys are the cache keys of that list's objects, kept only
-	// once the shard has changed (generation > 0), for Reshard's wait.
-	listedKeys []string
 	// listedChanged is closed, and replaced, whenever listed changes.
 	listedChanged chan struct{}
 }
 
-func newShardFilter(state *shardState, key ShardKey) *shardFilter {
-	if key == "" {
-		key = ShardByUID
+// view is what one list or watch request is made with: the shard selector
+// (nil: every object) and the generation of the selection it was read at.
+type view struct {
+	selector   sharding.Selector
+	generation uint64
+}
+
+// shardSelector is the selector's wire form for
+// metav1.ListOptions.ShardSelector; "" for every object.
+func (v view) shardSelector() string {
+	if v.selector == nil {
+		return ""
 	}
-	return &shardFilter{state: state, key: key, listedChanged: make(chan struct{})}
+	return v.selector.String()
+}
+
+// Listing is what a whole list (or WatchList stream) delivered.
+type Listing struct {
+	// Selector is the shard selector it was made with (nil: every
+	// object), and Generation the selection's generation.
+	Selector   sharding.Selector
+	Generation uint64
+	// ResourceVersion is the list's.
+	ResourceVersion string
+	// Keys are the cache keys of its objects, kept only once the
+	// selection has changed (Generation > 0), for a reshard's wait.
+	Keys []string
+}
+
+func newShardFilter(selection func() (sharding.Selector, uint64, <-chan struct{})) *shardFilter {
+	return &shardFilter{selection: selection, listedChanged: make(chan struct{})}
+}
+
+// current returns the selection to request now and a channel closed when
+// it changes.
+func (f *shardFilter) current() (view, <-chan struct{}) {
+	selector, generation, changed := f.selection()
+	if selector != nil && selector.Empty() {
+		selector = nil
+	}
+	return view{selector: selector, generation: generation}, changed
 }
 
 // forListPage sets the ShardSelector of a list page request and returns the
 // selection it was made with.
-func (f *shardFilter) forListPage(options *metav1.ListOptions) shardView {
+func (f *shardFilter) forListPage(options *metav1.ListOptions) view {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if options.Continue == "" {
-		f.paging, _ = f.state.view(f.key)
+		f.paging, _ = f.current()
 	}
-	options.ShardSelector = f.paging.ShardSelector()
+	options.ShardSelector = f.paging.shardSelector()
 	return f.paging
 }
 
@@ -76,19 +109,19 @@ func (f *shardFilter) forListPage(options *metav1.ListOptions) shardView {
 // selection, a channel closed when the selection changes, and whether the
 // watch would miss objects: a plain watch (not WatchList) made at a
 // selection other than the last list's.
-func (f *shardFilter) forWatch(options *metav1.ListOptions) (v shardView, changed <-chan struct{}, stale bool) {
-	v, changed = f.state.view(f.key)
-	options.ShardSelector = v.ShardSelector()
+func (f *shardFilter) forWatch(options *metav1.ListOptions) (v view, changed <-chan struct{}, stale bool) {
+	v, changed = f.current()
+	options.ShardSelector = v.shardSelector()
 	if options.SendInitialEvents != nil && *options.SendInitialEvents {
 		return v, changed, false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return v, changed, f.hasListed && f.listed.generation != v.generation
+	return v, changed, f.hasListed && f.listed.Generation != v.generation
 }
 
 // keeps reports whether t belongs to the selection v.
-func (f *shardFilter) keeps(v shardView, t runtime.Object) (bool, error) {
+func (f *shardFilter) keeps(v view, t runtime.Object) (bool, error) {
 	if v.selector == nil {
 		return true, nil
 	}
@@ -98,40 +131,33 @@ func (f *shardFilter) keeps(v shardView, t runtime.Object) (bool, error) {
 // listedWith records that a whole list (or WatchList's initial events) made
 // with selection v at resourceVersion rv, of the objects keys returns, was
 // delivered.
-func (f *shardFilter) listedWith(v shardView, rv string, keys func() []string) {
-	var listedKeys []string
+func (f *shardFilter) listedWith(v view, rv string, keys func() []string) {
+	last := Listing{Selector: v.selector, Generation: v.generation, ResourceVersion: rv}
 	if v.generation > 0 {
-		listedKeys = keys()
+		last.Keys = keys()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.listed, f.listedRV, f.hasListed, f.listedKeys = v, rv, true, listedKeys
+	f.listed, f.hasListed = last, true
 	close(f.listedChanged)
 	f.listedChanged = make(chan struct{})
 }
 
-// listing is what the last whole list delivered, for Reshard's wait.
-type listing struct {
-	selection shardView
-	rv        string
-	keys      []string
-}
-
 // lastListed returns the last whole list, whether there was one, and a
 // channel closed when there is another.
-func (f *shardFilter) lastListed() (last listing, ok bool, next <-chan struct{}) {
+func (f *shardFilter) lastListed() (last Listing, ok bool, next <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return listing{selection: f.listed, rv: f.listedRV, keys: f.listedKeys}, f.hasListed, f.listedChanged
+	return f.listed, f.hasListed, f.listedChanged
 }
 
 // checkList notices a list response to a sharded request that does not
 // echo the selector in metadata.shardInfo.
-func (f *shardFilter) checkList(ctx context.Context, list runtime.Object, v shardView) {
+func (f *shardFilter) checkList(ctx context.Context, list runtime.Object, v view) {
 	if v.selector == nil {
 		return
 	}
-	if echoed, ok := shardInfoOf(list); !ok || echoed != v.ShardSelector() {
+	if echoed, ok := shardInfoOf(list); !ok || echoed != v.shardSelector() {
 		f.filterOnClient(ctx, "the list response has no metadata.shardInfo echoing the ShardSelector")
 	}
 }
@@ -159,53 +185,31 @@ func shardInfoOf(list runtime.Object) (string, bool) {
 	return "", false
 }
 
-// relistEvent is a 410 Gone watch event, which makes the reflector end the
-// watch and relist: how the served guard resumes a resource served again
-// and how a shard change takes effect.
-func relistEvent(message string) watch.Event {
-	return watch.Event{Type: watch.Error, Object: &metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    410,
-		Reason:  metav1.StatusReasonExpired,
-		Message: message,
-	}}
-}
-
-// shardChangedEvent ends a watch whose selection is no longer the
+// shardChangedMessage ends a watch whose selection is no longer the
 // informer's.
-func shardChangedEvent() watch.Event {
-	return relistEvent("generic: the informer's shard changed; relist")
+const shardChangedMessage = "generic: the informer's shard changed; relist"
+
+// relistEvent is a 410 Gone watch event (apierrors' ResourceExpired), which
+// makes the reflector end the watch and relist: how the served guard
+// resumes a resource served again and how a shard change takes effect.
+func relistEvent(message string) watch.Event {
+	return watch.Event{Type: watch.Error, Object: &apierrors.NewResourceExpired(message).ErrStatus}
 }
 
-// eventWatch is a watch that delivers its events and ends.
-func eventWatch(events ...watch.Event) watch.Interface {
-	result := make(chan watch.Event, len(events))
-	for _, e := range events {
-		result <- e
-	}
+// relistWatch is a watch that delivers one relistEvent and ends.
+func relistWatch(message string) watch.Interface {
+	result := make(chan watch.Event, 1)
+	result <- relistEvent(message)
 	close(result)
 	return watch.NewProxyWatcher(result)
 }
 
-// describe describes an informer's shard for its Status: "" when it holds
-// every object.
-func (f *shardFilter) describe() string {
-	current, widened := f.state.shard()
-	if current.all() && widened == nil {
-		return ""
-	}
-	if widened != nil {
-		return fmt.Sprintf("%v+%v", current, *widened)
-	}
-	return current.String()
-}
-
 // inShard reports whether t belongs to the selection a request was made
 // with. An object outside it means the server ignored the selector.
-func (in *ingest[T]) inShard(ctx context.Context, v shardView, t T) bool {
+func (in *ingest[T]) inShard(ctx context.Context, v view, t T) bool {
 	keep, err := in.shard.keeps(v, t)
 	if err != nil {
-		in.report(ctx, &ConversionError{GVR: in.gvr, Key: objectKey{namespace: t.GetNamespace(), name: t.GetName()}.String(), Err: fmt.Errorf("shard: %w", err)})
+		in.rejectKey(ctx, cache.ObjectName{Namespace: t.GetNamespace(), Name: t.GetName()}, fmt.Errorf("shard: %w", err))
 		return false
 	}
 	if !keep {
@@ -217,7 +221,7 @@ func (in *ingest[T]) inShard(ctx context.Context, v shardView, t T) bool {
 // outOfShard handles a watch event whose object is outside the watch's
 // shard: it is skipped, unless it deletes an object the informer holds
 // (one that was in the shard before a reshard), which must leave.
-func (s *watchStream[T]) outOfShard(ctx context.Context, event watch.Event, key objectKey, t T) (watch.Event, commitFunc, bool) {
+func (s *watchStream[T]) outOfShard(event watch.Event, key cache.ObjectName, t T) (watch.Event, commitFunc, bool) {
 	if _, known := s.get(key); !known {
 		return event, nil, false
 	}

@@ -1,48 +1,41 @@
-package generic
+package listwatch
 
 import (
 	"hash/maphash"
 	"sync"
+
+	"k8s.io/client-go/tools/cache"
 )
 
-// objectKey names an object by namespace and name without building the
-// "namespace/name" string, so that recording it costs no allocation.
-type objectKey struct{ namespace, name string }
-
-func (k objectKey) String() string {
-	if k.namespace == "" {
-		return k.name
-	}
-	return k.namespace + "/" + k.name
-}
-
-// objectSet holds one T per objectKey in about a third of the memory of a
-// map[objectKey]T: its map is keyed by a 64-bit hash of the key (8 bytes,
-// not two string headers), and each T is checked against its key on the
-// way out. The rare keys whose hash an other key holds already live in
-// overflow, so that no key ever answers for another.
+// objectSet holds one T per cache.ObjectName (client-go's name of an
+// object by namespace and name, with no "namespace/name" string built) in
+// about a third of the memory of a map[cache.ObjectName]T: its map is
+// keyed by a 64-bit hash of the key (8 bytes, not two string headers),
+// and each T is checked against its key on the way out. The rare keys
+// whose hash an other key holds already live in overflow, so that no key
+// ever answers for another.
 type objectSet[T Object] struct {
-	hash     func(objectKey) uint64
+	hash     func(cache.ObjectName) uint64
 	objects  map[uint64]T
-	overflow map[objectKey]T
+	overflow map[cache.ObjectName]T
 }
 
 func newObjectSet[T Object](seed maphash.Seed, size int) *objectSet[T] {
 	return &objectSet[T]{
-		hash:    func(key objectKey) uint64 { return maphash.Comparable(seed, key) },
+		hash:    func(key cache.ObjectName) uint64 { return maphash.Comparable(seed, key) },
 		objects: make(map[uint64]T, size),
 	}
 }
 
-func holds[T Object](t T, key objectKey) bool {
-	return t.GetName() == key.name && t.GetNamespace() == key.namespace
+func holds[T Object](t T, key cache.ObjectName) bool {
+	return t.GetName() == key.Name && t.GetNamespace() == key.Namespace
 }
 
-func (s *objectSet[T]) set(key objectKey, t T) {
+func (s *objectSet[T]) set(key cache.ObjectName, t T) {
 	h := s.hash(key)
 	if held, ok := s.objects[h]; ok && !holds(held, key) {
 		if s.overflow == nil {
-			s.overflow = map[objectKey]T{}
+			s.overflow = map[cache.ObjectName]T{}
 		}
 		s.overflow[key] = t
 		return
@@ -51,7 +44,7 @@ func (s *objectSet[T]) set(key objectKey, t T) {
 	delete(s.overflow, key)
 }
 
-func (s *objectSet[T]) get(key objectKey) (T, bool) {
+func (s *objectSet[T]) get(key cache.ObjectName) (T, bool) {
 	if t, ok := s.objects[s.hash(key)]; ok && holds(t, key) {
 		return t, true
 	}
@@ -63,7 +56,7 @@ func (s *objectSet[T]) get(key objectKey) (T, bool) {
 func (s *objectSet[T]) cacheKeys() []string {
 	keys := make([]string, 0, len(s.objects)+len(s.overflow))
 	for _, t := range s.objects {
-		keys = append(keys, objectKey{namespace: t.GetNamespace(), name: t.GetName()}.String())
+		keys = append(keys, cache.ObjectName{Namespace: t.GetNamespace(), Name: t.GetName()}.String())
 	}
 	for key := range s.overflow {
 		keys = append(keys, key.String())
@@ -71,7 +64,10 @@ func (s *objectSet[T]) cacheKeys() []string {
 	return keys
 }
 
-func (s *objectSet[T]) remove(key objectKey) {
+// len is the number of objects held.
+func (s *objectSet[T]) len() int { return len(s.objects) + len(s.overflow) }
+
+func (s *objectSet[T]) remove(key cache.ObjectName) {
 	h := s.hash(key)
 	if t, ok := s.objects[h]; ok && holds(t, key) {
 		delete(s.objects, h)
@@ -127,7 +123,7 @@ func (r *lastGood[T]) replace(objects *objectSet[T]) uint64 {
 }
 
 // set records t as the last good state of key, unless generation is past.
-func (r *lastGood[T]) set(generation uint64, key objectKey, t T) {
+func (r *lastGood[T]) set(generation uint64, key cache.ObjectName, t T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if generation == r.generation {
@@ -136,7 +132,7 @@ func (r *lastGood[T]) set(generation uint64, key objectKey, t T) {
 }
 
 // remove forgets key, unless generation is past.
-func (r *lastGood[T]) remove(generation uint64, key objectKey) {
+func (r *lastGood[T]) remove(generation uint64, key cache.ObjectName) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if generation == r.generation {
@@ -146,9 +142,27 @@ func (r *lastGood[T]) remove(generation uint64, key objectKey) {
 
 // get returns the last good state of key, if generation is current and it
 // has one.
-func (r *lastGood[T]) get(generation uint64, key objectKey) (T, bool) {
+func (r *lastGood[T]) get(generation uint64, key cache.ObjectName) (T, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t, ok := r.objects.get(key)
 	return t, ok && generation == r.generation
+}
+
+// overlap returns how many objects of next the record holds, and how many
+// it holds in all.
+func (r *lastGood[T]) overlap(next *objectSet[T]) (held, before int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, obj := range next.objects {
+		if _, ok := r.objects.get(cache.ObjectName{Namespace: obj.GetNamespace(), Name: obj.GetName()}); ok {
+			held++
+		}
+	}
+	for key := range next.overflow {
+		if _, ok := r.objects.get(key); ok {
+			held++
+		}
+	}
+	return held, r.objects.len()
 }

@@ -1,4 +1,11 @@
-package generic
+// Package listing reads an informer's cache for a Lister of
+// *unstructured.Unstructured: label selectors matched in place, in each
+// object's metadata.labels map, a batch of objects at a time, where
+// client-go copies every object's labels into a new map (GetLabels). The
+// answers are exactly client-go's (unstructured_fuzz_test.go).
+//
+// It imports nothing of this module.
+package listing
 
 import (
 	"reflect"
@@ -12,8 +19,8 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// listUnstructuredByNamespace is client-go's cache.ListAllByNamespace (and,
-// for metav1.NamespaceAll, cache.ListAll) for a Lister of
+// Unstructured is client-go's cache.ListAllByNamespace (and, for
+// metav1.NamespaceAll, cache.ListAll) for a Lister of
 // *unstructured.Unstructured, with one difference: the labels of an
 // *unstructured.Unstructured are matched where they are, in its
 // metadata.labels map, instead of being copied into a new map per object by
@@ -23,7 +30,7 @@ import (
 // are read as client-go reads them: meta.Accessor and GetLabels.
 //
 // selector must not be nil.
-func listUnstructuredByNamespace(indexer cache.Indexer, namespace string, selector labels.Selector, appendFn cache.AppendFunc) error {
+func Unstructured(indexer cache.Indexer, namespace string, selector labels.Selector, appendFn cache.AppendFunc) error {
 	if labels.MatchesNothing(selector) {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package generic
+package listwatch
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/watchlist"
 	"k8s.io/klog/v2"
 )
 
@@ -38,18 +38,19 @@ import (
 // When a probe finds the resource served again, the parked watch ends with
 // 410 Gone and the reflector relists by itself.
 //
-// It reports what the server answered to the informer's stateMachine.
-// Everything else passes through: one function call per request, nothing
-// per event.
+// It reports what the server answered to Hooks.Served. Everything else
+// passes through: one function call per request, nothing per event.
 type servedGuard struct {
+	// lw is the guard as the reflector sees it.
+	lw    cache.ListerWatcher
 	inner cache.ListerWatcherWithContext
 	// source is what inner ingests from: probes list it directly, so
 	// that a probe's answer, which the reflector never sees, changes
 	// nothing of the ingest's (its record, its shard bookkeeping, its
 	// metrics' relists).
-	source               cache.ListerWatcherWithContext
-	watchListUnsupported bool
-	machine              *stateMachine
+	source cache.ListerWatcherWithContext
+	gvr    string
+	state  Served
 	// stopForGood: once a resource the server listed is not served, deliver
 	// the deletes, then make no more requests. A resource never listed
 	// (a CRD not installed yet) is probed as usual.
@@ -80,29 +81,20 @@ func notServedBackoff() wait.Backoff {
 	return wait.Backoff{Duration: notServedProbeInitial, Factor: 2, Steps: math.MaxInt32, Cap: notServedProbeMax}
 }
 
-func newServedGuard(inner cache.ListerWatcher, source cache.ListerWatcherWithContext, machine *stateMachine, stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
-	return &servedGuard{
-		goroutines:           goroutines,
-		inner:                cache.ToListerWatcherWithContext(inner),
-		source:               source,
-		watchListUnsupported: watchlist.DoesClientNotSupportWatchListSemantics(inner),
-		machine:              machine,
-		stopForGood:          stopForGood,
+func newServedGuard(inner, source cache.ListerWatcher, gvr schema.GroupVersionResource, served Served, stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
+	g := &servedGuard{
+		goroutines:  goroutines,
+		inner:       cache.ToListerWatcherWithContext(inner),
+		source:      cache.ToListerWatcherWithContext(source),
+		gvr:         gvr.String(),
+		state:       served,
+		stopForGood: stopForGood,
 	}
+	g.lw = stage(inner, g.list, g.watch)
+	return g
 }
 
-// IsWatchListSemanticsUnSupported forwards the inner ListerWatcher's answer.
-func (g *servedGuard) IsWatchListSemanticsUnSupported() bool { return g.watchListUnsupported }
-
-func (g *servedGuard) List(options metav1.ListOptions) (runtime.Object, error) {
-	return g.ListWithContext(context.Background(), options)
-}
-
-func (g *servedGuard) Watch(options metav1.ListOptions) (watch.Interface, error) {
-	return g.WatchWithContext(context.Background(), options)
-}
-
-func (g *servedGuard) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+func (g *servedGuard) list(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 	if empty, done, err := g.whileNotServed(ctx); done {
 		if empty {
 			return g.emptyList(), nil
@@ -130,17 +122,17 @@ func (g *servedGuard) listFailed(ctx context.Context, err error) (runtime.Object
 	return g.emptyList(), nil
 }
 
-// WatchWithContext opens the reflector's watch, or parks it while the
+// watch opens the reflector's watch, or parks it while the
 // resource is not served. A WatchList request (a watch that streams the
 // initial list, KEP-3157) is refused then, and its 404 returned as it is:
 // the reflector falls back to a list, and the list's answer decides.
-func (g *servedGuard) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+func (g *servedGuard) watch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 	initialEvents := options.SendInitialEvents != nil && *options.SendInitialEvents
 	if g.isNotServed() {
 		if initialEvents {
 			return nil, errNotServedWatchList
 		}
-		return g.park(ctx, nil), nil
+		return g.park(ctx), nil
 	}
 	w, err := g.inner.WatchWithContext(ctx, options)
 	if err == nil && w == nil {
@@ -228,16 +220,15 @@ func (g *servedGuard) markNotServed(ctx context.Context, err error) (listedBefor
 	listedBefore = g.listed
 	g.mu.Unlock()
 	if g.stoppedForGood() {
-		g.machine.fire(evStopped, err)
+		g.state.StoppedForGood(err)
 	} else {
-		g.machine.fire(evNotFound, err)
+		g.state.NotServed(err)
 	}
 	logger := klog.FromContext(ctx)
-	gvr := g.machine.get().GVR.String()
 	if first {
-		logger.Info("Resource is not served; the informer probes it with backoff", "gvr", gvr, "err", err.Error())
+		logger.Info("Resource is not served; the informer probes it with backoff", "gvr", g.gvr, "err", err.Error())
 	} else {
-		logger.V(4).Info("Resource is still not served", "gvr", gvr, "nextProbe", delay)
+		logger.V(4).Info("Resource is still not served", "gvr", g.gvr, "nextProbe", delay)
 	}
 	return listedBefore
 }
@@ -264,7 +255,7 @@ func (g *servedGuard) served(ctx context.Context) {
 	g.listed = true
 	g.mu.Unlock()
 	g.setNotServed(ctx, false)
-	g.machine.fire(evListed, nil)
+	g.state.Listed()
 }
 
 func (g *servedGuard) setNotServed(ctx context.Context, notServed bool) {
@@ -273,16 +264,16 @@ func (g *servedGuard) setNotServed(ctx context.Context, notServed bool) {
 	g.notServed = notServed
 	g.mu.Unlock()
 	if was && !notServed {
-		klog.FromContext(ctx).Info("Resource is served again; the informer relists it", "gvr", g.machine.get().GVR.String())
+		klog.FromContext(ctx).Info("Resource is served again; the informer relists it", "gvr", g.gvr)
 	}
 }
 
 func (g *servedGuard) recordError(err error) {
 	if apierrors.IsForbidden(err) {
-		g.machine.fire(evForbidden, err)
+		g.state.Forbidden(err)
 		return
 	}
-	g.machine.failed(err)
+	g.state.Failed(err)
 }
 
 // probe asks the server for one object of the resource; it reports whether
@@ -299,20 +290,18 @@ func (g *servedGuard) probe(ctx context.Context) bool {
 	return true
 }
 
-// park returns a watch that sends first (if any), then nothing until a
-// probe finds the resource served (or failing otherwise): then it ends with
+// park returns a watch that sends nothing until a probe finds the
+// resource served (or failing otherwise): then it ends with
 // 410 Gone, and the reflector relists.
-func (g *servedGuard) park(ctx context.Context, first *watch.Event) watch.Interface {
-	w := &parkedWatch{result: make(chan watch.Event, 1), stopped: make(chan struct{})}
-	if first != nil {
-		w.result <- *first
-	}
+func (g *servedGuard) park(ctx context.Context) watch.Interface {
+	result := make(chan watch.Event, 1)
+	w := watch.NewProxyWatcher(result)
 	g.goroutines.Go(func() {
-		defer close(w.result)
-		if g.waitUntilServed(ctx, w.stopped) {
+		defer close(result)
+		if g.waitUntilServed(ctx, w.StopChan()) {
 			select {
-			case w.result <- relistEvent("generic: the resource was not served; relist"):
-			case <-w.stopped:
+			case result <- relistEvent("generic: the resource was not served; relist"):
+			case <-w.StopChan():
 			case <-ctx.Done():
 			}
 		}
@@ -354,17 +343,6 @@ func (g *servedGuard) waitForProbe(ctx context.Context, stopped <-chan struct{})
 		return true
 	}
 }
-
-// parkedWatch is a watch whose events come from the guard.
-type parkedWatch struct {
-	result   chan watch.Event
-	stopped  chan struct{}
-	stopOnce sync.Once
-}
-
-func (w *parkedWatch) ResultChan() <-chan watch.Event { return w.result }
-
-func (w *parkedWatch) Stop() { w.stopOnce.Do(func() { close(w.stopped) }) }
 
 // sleepUntil waits until t or until ctx ends.
 func sleepUntil(ctx context.Context, t time.Time) error {

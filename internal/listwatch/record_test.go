@@ -1,15 +1,13 @@
-package generic
+package listwatch
 
 import (
 	"context"
 	"hash/maphash"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -17,15 +15,15 @@ import (
 
 // TestObjectSet runs the same steps on a set with its real hash and on
 // one whose keys all collide, so that every step goes through the
-// overflow: both must answer as a map[objectKey]T would.
+// overflow: both must answer as a map[cache.ObjectName]T would.
 func TestObjectSet(t *testing.T) {
 	obj := func(namespace, name, rv string) *metav1.PartialObjectMetadata {
 		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, ResourceVersion: rv}}
 	}
-	a, b, c := objectKey{"ns", "a"}, objectKey{"ns", "b"}, objectKey{"", "c"}
+	a, b, c := cache.ObjectName{Namespace: "ns", Name: "a"}, cache.ObjectName{Namespace: "ns", Name: "b"}, cache.ObjectName{Name: "c"}
 	type step struct {
 		set    *metav1.PartialObjectMetadata
-		remove *objectKey
+		remove *cache.ObjectName
 	}
 	steps := []step{
 		{set: obj("ns", "a", "1")}, {set: obj("ns", "b", "2")}, {set: obj("", "c", "3")},
@@ -38,27 +36,27 @@ func TestObjectSet(t *testing.T) {
 	}{
 		{name: "maphash", set: newObjectSet[*metav1.PartialObjectMetadata](maphash.MakeSeed(), 0)},
 		{name: "every key collides", set: &objectSet[*metav1.PartialObjectMetadata]{
-			hash: func(objectKey) uint64 { return 42 }, objects: map[uint64]*metav1.PartialObjectMetadata{}}},
+			hash: func(cache.ObjectName) uint64 { return 42 }, objects: map[uint64]*metav1.PartialObjectMetadata{}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want := map[objectKey]string{}
+			want := map[cache.ObjectName]string{}
 			for i, st := range steps {
 				if st.set != nil {
-					key := objectKey{st.set.Namespace, st.set.Name}
+					key := cache.ObjectName{Namespace: st.set.Namespace, Name: st.set.Name}
 					tc.set.set(key, st.set)
 					want[key] = st.set.ResourceVersion
 				} else {
 					tc.set.remove(*st.remove)
 					delete(want, *st.remove)
 				}
-				got := map[objectKey]string{}
-				for _, key := range []objectKey{a, b, c} {
+				got := map[cache.ObjectName]string{}
+				for _, key := range []cache.ObjectName{a, b, c} {
 					if o, ok := tc.set.get(key); ok {
 						got[key] = o.ResourceVersion
 					}
 				}
-				if diff := cmp.Diff(want, got, cmp.AllowUnexported(objectKey{})); diff != "" {
+				if diff := cmp.Diff(want, got); diff != "" {
 					t.Fatalf("after step %d (-want +got):\n%s", i, diff)
 				}
 			}
@@ -78,10 +76,9 @@ func TestStopTakesBackUntakenEvents(t *testing.T) {
 	pom := func(name string) *metav1.PartialObjectMetadata {
 		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: "1"}}
 	}
-	var goroutines sync.WaitGroup
-	in := newIngest[*metav1.PartialObjectMetadata](lw, schema.GroupVersionResource{Resource: "things"}, Identity[*metav1.PartialObjectMetadata](),
-		nil, func(context.Context, error) {}, &goroutines)
-	w, err := in.WatchWithContext(t.Context(), metav1.ListOptions{})
+	chain := testChain[*metav1.PartialObjectMetadata](lw)
+	in := chain.ingest
+	w, err := in.watch(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +93,11 @@ func TestStopTakesBackUntakenEvents(t *testing.T) {
 		t.Fatal("the two other events were not buffered")
 	}
 	w.Stop()
-	goroutines.Wait()
+	chain.Wait()
 
 	got := map[string]bool{}
 	for _, name := range []string{"taken", "left-1", "left-2"} {
-		_, got[name] = in.record.get(in.record.current(), objectKey{"ns", name})
+		_, got[name] = in.record.get(in.record.current(), cache.ObjectName{Namespace: "ns", Name: name})
 	}
 	if diff := cmp.Diff(map[string]bool{"taken": true, "left-1": false, "left-2": false}, got); diff != "" {
 		t.Errorf("recorded after Stop (-want +got):\n%s", diff)

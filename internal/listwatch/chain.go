@@ -1,0 +1,144 @@
+package listwatch
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Object is what the chain delivers: an API object with object metadata,
+// comparable so that a nil one can be told apart.
+type Object interface {
+	runtime.Object
+	metav1.Object
+	comparable
+}
+
+// Config is what the chain of one informer is made with.
+type Config[T Object] struct {
+	// GVR is the informer's resource, for errors and logs.
+	GVR schema.GroupVersionResource
+	// Convert turns what the source delivers into T. It must not modify
+	// its argument and must be safe for concurrent use; a panic is
+	// reported as a rejection.
+	Convert func(runtime.Object) (T, error)
+	// NewT allocates an empty T, for bookmarks of another type; nil if T
+	// cannot be allocated.
+	NewT func() T
+	// Transform, if not nil, is done to every object converted, before it
+	// is recorded or handed on; an error rejects the object.
+	Transform func(T) (T, error)
+	// StopForGood: once a resource the server listed is not served,
+	// deliver the deletes, then make no more requests.
+	StopForGood bool
+	// UnexpectedType is the error that reports a value of another type
+	// than T (the root package's ErrUnexpectedType), which the chain's
+	// errors wrap.
+	UnexpectedType error
+}
+
+// Hooks are how the chain reports upward. None may be nil.
+type Hooks struct {
+	// Reject is told of each object left out: key is its cache key
+	// ("namespace/name", "name", or "" if it has no readable metadata).
+	// It is called on the chain's goroutines.
+	Reject func(ctx context.Context, key string, err error)
+	// Served is told what the server answered, for the informer's state.
+	Served Served
+	// Meter is told what passes, for the informer's telemetry.
+	Meter Meter
+	// Selection returns the shard selection to request now (a nil
+	// selector is every object), the generation it has, and a channel
+	// closed when it changes.
+	Selection func() (sharding.Selector, uint64, <-chan struct{})
+}
+
+// Served is told what the server answered of the resource.
+type Served interface {
+	// Listed: a list of the whole resource (or a WatchList stream) was
+	// answered.
+	Listed()
+	// NotServed: a list was answered 404 Not Found.
+	NotServed(err error)
+	// StoppedForGood: the resource it listed is no longer served, and the
+	// chain makes no more requests (Config.StopForGood).
+	StoppedForGood(err error)
+	// Forbidden: a list or watch was answered 403 Forbidden.
+	Forbidden(err error)
+	// Failed: a list or watch failed otherwise.
+	Failed(err error)
+}
+
+// Meter is told what passes through the chain.
+type Meter interface {
+	// Request: a list (one per page) or watch request was sent.
+	Request(watch bool)
+	// RequestFailed: a request failed, or an error event ended a watch.
+	RequestFailed(ctx context.Context, watch bool, err error)
+	// ReceivingInitialList reports whether the objects of lists are still
+	// to be counted as the initial list's.
+	ReceivingInitialList() bool
+	// Received: n objects of the initial list (or of a WatchList stream's
+	// initial events) came from the server.
+	Received(ctx context.Context, n int)
+	// Events: events were handed on to the informer, by kind.
+	Events(added, updated, deleted, tombstoned int)
+	// CountsEvents reports whether Events are counted at all, so that a
+	// relist is compared with what was held only if so.
+	CountsEvents() bool
+	// CompleteList: a complete list (or WatchList stream) was delivered.
+	CompleteList()
+	// Arrival is the time a watch event arrives, 0 if it is not timed.
+	Arrival() time.Duration
+	// Stamp records when obj, handed on, arrived.
+	Stamp(obj any, arrived time.Duration)
+}
+
+// Chain is the list/watch chain of one informer.
+type Chain[T Object] struct {
+	ingest *ingest[T]
+	guard  *servedGuard
+	filter *shardFilter
+	// goroutines counts the goroutines of the watches the chain made.
+	goroutines sync.WaitGroup
+}
+
+// New returns the chain of one informer over source.
+func New[T Object](source cache.ListerWatcher, c Config[T], h Hooks) *Chain[T] {
+	chain := &Chain[T]{filter: newShardFilter(h.Selection)}
+	requests := newRequestCounter(source, h.Meter)
+	chain.ingest = newIngest(requests.lw, c, h, chain.filter, &chain.goroutines)
+	chain.guard = newServedGuard(chain.ingest.lw, requests.lw, c.GVR, h.Served, c.StopForGood, &chain.goroutines)
+	return chain
+}
+
+// ListerWatcher is what the informer's reflector lists and watches
+// through.
+func (c *Chain[T]) ListerWatcher() cache.ListerWatcher { return c.guard.lw }
+
+// Wait returns when every goroutine of the watches the chain made has
+// ended; they end with the context of their watch.
+func (c *Chain[T]) Wait() { c.goroutines.Wait() }
+
+// FilteredOnClient reports whether the server was seen to ignore the
+// ShardSelector: the chain then keeps the shard's objects itself.
+func (c *Chain[T]) FilteredOnClient() bool { return c.filter.onClientSide.Load() }
+
+// LastListed returns what the last whole list (or WatchList stream)
+// delivered, whether there was one, and a channel closed when there is
+// another.
+func (c *Chain[T]) LastListed() (last Listing, ok bool, next <-chan struct{}) {
+	return c.filter.lastListed()
+}
+
+// stage makes a cache.ListerWatcher of a stage's list and watch, which
+// answers the reflector's WatchList question as inner does.
+func stage(inner cache.ListerWatcher, list cache.ListWithContextFunc, watchFunc cache.WatchFuncWithContext) cache.ListerWatcher {
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{ListWithContextFunc: list, WatchFuncWithContext: watchFunc}, inner)
+}
