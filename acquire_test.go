@@ -19,7 +19,7 @@ import (
 // its own, and the same selection shares one.
 func TestAcquireWithOwnSelection(t *testing.T) {
 	client := newDynamicClient(t, "testdata/configmaps.yaml")
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithNamespace("team-a"))
+	factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithNamespace("team-a"))
 	defer factory.Shutdown()
 	ctx, cancel := testContext(t)
 	defer cancel()
@@ -45,13 +45,13 @@ func TestAcquireWithOwnSelection(t *testing.T) {
 	})
 	handles := make([]generic.Handle[*unstructured.Unstructured], len(tests))
 	for i, tc := range tests {
-		handles[i] = factory.Acquire(configMapsGVR, tc.opts...)
-		if again := factory.Acquire(configMapsGVR, tc.opts...); again.Informer() != handles[i].Informer() {
+		handles[i] = acquire(factory, configMapsGVR, tc.opts...)
+		if again := acquire(factory, configMapsGVR, tc.opts...); again.Informer() != handles[i].Informer() {
 			t.Errorf("%s: the same selection got another informer", tc.name)
 		}
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSyncError(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, sent := fieldSelectors.Load("metadata.name=flags"); !sent {

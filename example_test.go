@@ -49,12 +49,21 @@ func ExampleNewFactory() {
 			"spec":     map[string]any{"size": "large"},
 		}})
 
-	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*Widget](),
+	factory, err := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*Widget](),
 		generic.WithErrorHandler(func(_ context.Context, err error) { fmt.Println("skipped:", err) }))
+	if err != nil {
+		panic(err)
+	}
 	defer factory.Shutdown()
-	informer := factory.ForResource(widgets)
+	informer, err := factory.Acquire(widgets)
+	if err != nil {
+		panic(err)
+	}
+	defer informer.Release()
 	factory.Start(ctx)
-	factory.WaitForCacheSync(ctx)
+	if err := factory.WaitForCacheSync(ctx); err != nil {
+		panic(err)
+	}
 
 	small, err := informer.Lister().Namespace("default").Get("small") // a *Widget
 	if err != nil {

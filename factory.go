@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 )
@@ -26,6 +25,9 @@ type Factory[T Object] struct {
 	// Acquire) follow and override; options is them resolved.
 	opts    []Option
 	options options
+	// shard is the selection the informers of the factory's own shard
+	// share, which Reshard moves (factory_shard.go).
+	shard *shardState
 
 	mu        sync.Mutex
 	informers map[informerKey]*entry[T]
@@ -52,10 +54,9 @@ type Factory[T Object] struct {
 type informerKey struct {
 	gvr                                     schema.GroupVersionResource
 	namespace, labelSelector, fieldSelector string
-	// shard is the informer's shard state if it is the factory's; an
-	// informer with a shard of its own has ownShard instead (see keyOf).
-	shard    *shardState
-	ownShard Shard
+	// ownShard is the shard given to the informer itself (WithShard on
+	// Acquire), as Shard.String writes it; "" for the factory's shard.
+	ownShard string
 	shardKey ShardKey
 }
 
@@ -87,12 +88,13 @@ func (e *entry[T]) cancelIfStarted() {
 
 // NewFactory returns a Factory whose informers list and watch through source
 // and convert what it delivers with convert (nil: source delivers T; see
-// NewInformer). The Options apply to every informer.
+// NewInformer). The Options apply to every informer; an invalid one (see
+// each) is an error, and nothing is made.
 //
 // A nil source is not an error here: the informers' lists fail with a clear
-// error, they never sync, and WaitForCacheSync returns false for them when
-// its context ends.
-func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *Factory[T] {
+// error, they never sync, and WaitForCacheSync says so when its context
+// ends.
+func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) (*Factory[T], error) {
 	if source == nil {
 		source = func(schema.GroupVersionResource, string, TweakListOptionsFunc) cache.ListerWatcher {
 			return FailingListerWatcher(errors.New("generic: nil Source"))
@@ -100,45 +102,21 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) *
 	}
 	// The namespace index comes first so that an indexer of the same name
 	// given in opts replaces it.
-	namespaceIndex := WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	// Every factory has a shard state, every object until WithShard or
-	// Reshard says otherwise, so that any factory can be resharded.
-	opts = append([]Option{namespaceIndex, WithShard(0, 1)}, opts...)
+	opts = append([]Option{WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})}, opts...)
+	o, err := resolveOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Factory[T]{
 		source:    source,
 		convert:   convert,
 		opts:      opts,
-		options:   resolveOptions(opts),
+		options:   o,
+		shard:     newShardState(o.shardOrAll()),
 		informers: map[informerKey]*entry[T]{},
 		retired:   map[informerKey]*entry[T]{},
 		live:      map[*entry[T]]struct{}{},
-	}
-}
-
-// ForResource returns the shared informer of gvr, creating it on first use,
-// and counts one more hold on it (see Release). Calls with the same gvr
-// return the same informer while it runs. Until Shutdown it never returns a
-// stopped informer: one that has stopped (its Start context ended, it
-// stopped for good because its resource is no longer served, or whoever ran
-// it by hand stopped it) is replaced by a fresh informer; the holds carry
-// over. After Start, a new informer runs at once under Start's context
-// (with WithDeferredStart, at the next Start, as client-go's factories do).
-// After Shutdown it returns the factory's informers as they are (stopped),
-// and new ones that nothing will start.
-//
-// Each call is a hold, which Release(gvr) drops. Code that asks for the
-// informer at every use should use Acquire, whose Handle releases exactly
-// its own hold.
-//
-// An informer that stopped for good is replaced without being cancelled:
-// its handlers may still be receiving the deletes it delivered (ForResource
-// may be called from those very handlers), and cancelling it would drop the
-// rest. It makes no requests and holds no objects; it is cancelled when the
-// next informer of gvr is replaced in turn, at the last Release of gvr, or
-// at Shutdown, which waits for it. Deletes its handlers have not taken by
-// then are dropped: client-go's processor cannot tell when they are done.
-func (f *Factory[T]) ForResource(gvr schema.GroupVersionResource) Informer[T] {
-	return f.acquire(gvr, nil).informer
+	}, nil
 }
 
 // Handle is one hold on a Factory's shared informer: the Informer itself,
@@ -167,47 +145,71 @@ func (h *handle[T]) Release() bool {
 }
 
 // Acquire returns a Handle on the shared informer of gvr, creating it on
-// first use, as ForResource does. Release the Handle when done with it;
-// releasing it twice drops one hold only, so code that acquires an informer
-// at every reconcile and releases it after cannot leak holds.
+// first use; every Acquire of the same gvr and selection shares it while it
+// runs, and each is one hold. Release the Handle when done with it;
+// releasing it twice drops one hold only, so code that acquires an
+// informer at every reconcile and releases it after cannot leak holds.
+//
+// Until Shutdown it never hands out a stopped informer: one that has
+// stopped (its Start context ended, it stopped for good because its
+// resource is no longer served, or whoever ran it by hand stopped it) is
+// replaced by a fresh one; the holds carry over. After Start, a new
+// informer runs at once under Start's context. After Shutdown it hands out
+// the factory's informers as they are (stopped), and new ones that nothing
+// will start.
 //
 // opts, the informer's own Options, follow the factory's and override
 // them, as controller-runtime's cache.ByObject does: WithNamespace,
-// WithLabelSelector, WithFieldSelector, WithTweakListOptions, WithTransform,
-// WithStripManagedFields, WithIndexers, WithResyncPeriod, WithShard,
-// WithShardKey, the handlers. The namespace, the selectors the options make
-// (after the tweak) and the shard name the informer: the same gvr with
-// another selection is another informer, with a cache of its own. Other
-// options take effect when the informer is made; later Acquires of the
-// same selection share it as it is.
-func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...Option) Handle[T] {
-	e := f.acquire(gvr, opts)
-	return &handle[T]{informer: e.informer, factory: f, entry: e}
+// WithLabelSelector, WithFieldSelector, WithTweakListOptions,
+// WithTransform, WithStripManagedFields, WithIndexers, WithResyncPeriod,
+// WithShard, WithShardKey, the handlers. The namespace, the selectors and
+// the shard name the informer: the same gvr with another selection is
+// another informer, with a cache of its own. Other options take effect
+// when the informer is made; later Acquires of the same selection share it
+// as it is. An invalid option is an error, and nothing is acquired.
+//
+// An informer that stopped for good is replaced without being cancelled:
+// its handlers may still be receiving the deletes it delivered (Acquire
+// may be called from those very handlers), and cancelling it would drop
+// the rest. It makes no requests and holds no objects; it is cancelled
+// when the next informer of gvr is replaced in turn, at the last Release,
+// or at Shutdown, which waits for it. Deletes its handlers have not taken
+// by then are dropped: client-go's processor cannot tell when they are
+// done.
+func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...Option) (Handle[T], error) {
+	e, err := f.acquire(gvr, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &handle[T]{informer: e.informer, factory: f, entry: e}, nil
 }
 
 // acquire takes a hold on the informer of gvr and the selection opts make,
 // making it if needed, and runs it if the factory has started.
-func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []Option) *entry[T] {
-	o := f.options
+func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []Option) (*entry[T], error) {
+	o, own := f.options, ""
 	if len(opts) > 0 {
-		o = resolveOptions(append(slices.Clip(f.opts), opts...))
+		informerOnly, err := resolveOptions(opts)
+		if err != nil {
+			return nil, err
+		}
+		if informerOnly.shard != nil {
+			own = informerOnly.shard.String()
+		}
+		if o, err = resolveOptions(append(slices.Clip(f.opts), opts...)); err != nil {
+			return nil, err
+		}
 	}
+	key := informerKey{gvr: gvr, namespace: o.namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, ownShard: own, shardKey: o.shardKey}
 	f.mu.Lock()
-	e, previous := f.entryFor(f.keyOf(gvr, o), o)
+	e, previous := f.entryFor(key, o)
 	e.holders++
 	if !e.started() && f.startCtx != nil && f.startCtx.Err() == nil && !f.shuttingDown {
 		f.run(f.startCtx, e)
 	}
 	f.mu.Unlock()
 	previous.cancelIfStarted()
-	return e
-}
-
-// informerKeyOf names the informer of gvr that options o select.
-func informerKeyOf(gvr schema.GroupVersionResource, o options) informerKey {
-	var selection metav1.ListOptions
-	applyTweak(o.listTweak(), &selection)
-	return informerKey{gvr: gvr, namespace: o.namespace, labelSelector: selection.LabelSelector, fieldSelector: selection.FieldSelector, shard: o.shard, shardKey: o.shardKey}
+	return e, nil
 }
 
 // entryFor returns the live entry of key, making it with options o if
@@ -223,7 +225,11 @@ func (f *Factory[T]) entryFor(key informerKey, o options) (e, previous *entry[T]
 		o = e.options // a replacement is made as the informer it replaces
 	}
 	lw := f.source(key.gvr, o.namespace, o.listTweak())
-	fresh := &entry[T]{key: key, options: o, informer: newInformer(lw, key.gvr, f.convert, o)}
+	shard := f.shard
+	if key.ownShard != "" {
+		shard = newShardState(*o.shard)
+	}
+	fresh := &entry[T]{key: key, options: o, informer: newInformer(lw, key.gvr, f.convert, o, shard)}
 	f.informers[key] = fresh
 	if !ok {
 		return fresh, nil
@@ -246,32 +252,6 @@ func (e *entry[T]) running() bool {
 	default:
 		return true
 	}
-}
-
-// Release drops one hold on the informer of gvr that ForResource hands out
-// (the factory's own selection; informers of other selections are released
-// through their Handle). When the last hold is
-// dropped, the informer stops, the informer leaves the factory and Release
-// returns true; a later ForResource creates a fresh informer. Release of a
-// gvr the factory has no informer for returns false and changes nothing.
-//
-// Release does not wait for the informer's goroutines, so that it may be
-// called from anywhere, the informer's own callbacks included: they end
-// once its handlers have returned, and Shutdown waits for them. Handlers
-// registered on a released informer get no more events. A previous
-// informer of gvr that stopped for good and is still delivering (see
-// ForResource) is cancelled too.
-//
-// This is an extension: client-go's shared informer factories cannot stop
-// one informer without stopping them all.
-func (f *Factory[T]) Release(gvr schema.GroupVersionResource) bool {
-	f.mu.Lock()
-	e, ok := f.informers[informerKeyOf(gvr, f.options)]
-	f.mu.Unlock()
-	if !ok {
-		return false
-	}
-	return f.releaseEntry(e)
 }
 
 // releaseEntry drops one hold on e, or on the entry that replaced it.
@@ -315,7 +295,7 @@ func (f *Factory[T]) Statuses() map[schema.GroupVersionResource]Status {
 
 // Start runs every informer that is not running yet, each in its own
 // goroutine, until ctx ends or Shutdown is called, and runs informers asked
-// for later at once under ctx (unless WithDeferredStart). It does not block,
+// for later at once under ctx (unless withDeferredStart). It does not block,
 // may be called any number of times, and does nothing after Shutdown. A
 // nil ctx is taken as context.Background().
 func (f *Factory[T]) Start(ctx context.Context) {
@@ -354,39 +334,19 @@ func (f *Factory[T]) run(ctx context.Context, e *entry[T]) {
 	}()
 }
 
-// WaitForCacheSync waits until every started informer has synced, or ctx
-// ends, and reports for each started informer whether it synced, as
-// client-go's factories do. It returns as soon as ctx ends (it does not
-// poll), and also stops waiting for an informer that has stopped. Informers
-// not yet started are not in the map. WaitForCacheSyncError says why an
-// informer did not sync.
-func (f *Factory[T]) WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	started := f.startedInformers()
-	synced := make(map[schema.GroupVersionResource]bool, len(started))
-	for key, e := range started {
-		ok := waitForSync(ctx, e.informer)
-		if seen, found := synced[key.gvr]; found {
-			ok = ok && seen
-		}
-		synced[key.gvr] = ok
-	}
-	return synced
-}
-
-// WaitForCacheSyncError waits until every started informer has synced or
-// ctx ends. It returns nil if all synced, else a *SyncError naming each
+// WaitForCacheSync waits until every started informer has synced or ctx
+// ends. It returns nil if all synced, else a *SyncError naming each
 // resource that did not and why: its Status (NotServed, Forbidden, still
 // Syncing at the deadline, Stopped) and last error. If ctx ended, the
 // *SyncError wraps ctx's error (errors.Is(err, context.DeadlineExceeded));
 // if the informers stopped first (Release, Shutdown, WithStopWhenNotServed),
-// its Err is nil.
+// its Err is nil. It returns as soon as ctx ends (it does not poll), and
+// also stops waiting for an informer that has stopped. Informers not yet
+// started are not waited for.
 //
 // An informer that is Forbidden or NotServed keeps trying, so give ctx a
 // deadline: with context.Background() this waits until it syncs.
-func (f *Factory[T]) WaitForCacheSyncError(ctx context.Context) error {
+func (f *Factory[T]) WaitForCacheSync(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}

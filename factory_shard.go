@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/generic-informers/generic/internal/cachewait"
 	"github.com/generic-informers/generic/internal/listwatch"
 )
@@ -14,23 +12,7 @@ import (
 // Shard returns the factory's shard (see WithShard), and the one a reshard
 // under way widens it to (nil if none).
 func (f *Factory[T]) Shard() (current Shard, next *Shard) {
-	return f.options.shard.shard()
-}
-
-// keyOf names the informer of gvr that options o select (informerKeyOf).
-// Its shard is the factory's shard state, which Reshard moves, or a shard
-// of its own (WithShard given to Acquire), which nothing moves: that one
-// names it by its value, so that Acquires of the same shard share one
-// informer, as Acquires of the same selectors do, however many times
-// WithShard was called.
-func (f *Factory[T]) keyOf(gvr schema.GroupVersionResource, o options) informerKey {
-	key := informerKeyOf(gvr, o)
-	if o.shard != f.options.shard {
-		key.shard = nil
-		own, _ := o.shard.shard()
-		key.ownShard = Shard{Index: own.Index, Count: own.count()} // Count 0 is 1
-	}
-	return key
+	return f.shard.shard()
 }
 
 // BeginReshard is the first step of moving the factory's informers to
@@ -51,7 +33,7 @@ func (f *Factory[T]) keyOf(gvr schema.GroupVersionResource, o options) informerK
 // An invalid shard, or a shard other than the one a reshard under way
 // widens to, is an error and changes nothing.
 func (f *Factory[T]) BeginReshard(ctx context.Context, next Shard) error {
-	generation, err := f.options.shard.widen(next)
+	generation, err := f.shard.widen(next)
 	if err != nil {
 		return err
 	}
@@ -68,7 +50,7 @@ func (f *Factory[T]) Reshard(ctx context.Context, next Shard) error {
 	if err := f.BeginReshard(ctx, next); err != nil {
 		return err
 	}
-	generation, err := f.options.shard.narrow(next)
+	generation, err := f.shard.narrow(next)
 	if err != nil {
 		return err
 	}
@@ -80,7 +62,7 @@ func (f *Factory[T]) Reshard(ctx context.Context, next Shard) error {
 // cache holds that list.
 func (f *Factory[T]) waitForSelection(ctx context.Context, generation uint64) error {
 	for _, e := range f.startedInformers() {
-		if e.options.shard != f.options.shard {
+		if e.key.ownShard != "" {
 			continue
 		}
 		if err := waitForListed(ctx, e.informer, generation); err != nil {

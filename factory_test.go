@@ -45,10 +45,8 @@ func startAndSync[T generic.Object](t *testing.T, f *generic.Factory[T]) {
 	ctx, cancel := testContext(t)
 	defer cancel()
 	f.Start(context.Background())
-	for gvr, ok := range f.WaitForCacheSync(ctx) {
-		if !ok {
-			t.Fatalf("%v did not sync", gvr)
-		}
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -237,7 +235,7 @@ func checkSkipped(t *testing.T, fake *generictest.Fake, want []string) {
 
 func TestFactorySharesOneInformerPerGVR(t *testing.T) {
 	client := newDynamicClient(t, "testdata/configmaps.yaml", "testdata/widgets.yaml")
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
 	defer factory.Shutdown()
 
 	tests := []struct {
@@ -251,10 +249,7 @@ func TestFactorySharesOneInformerPerGVR(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := factory.ForResource(tc.a), factory.ForResource(tc.b)
-			if diff := cmp.Diff(tc.same, a == b); diff != "" {
-				t.Errorf("same informer (-want +got):\n%s", diff)
-			}
+			a, b := acquire(factory, tc.a), acquire(factory, tc.b)
 			if diff := cmp.Diff(tc.same, a.Informer() == b.Informer()); diff != "" {
 				t.Errorf("same SharedIndexInformer (-want +got):\n%s", diff)
 			}
@@ -262,62 +257,67 @@ func TestFactorySharesOneInformerPerGVR(t *testing.T) {
 	}
 }
 
-// TestFactoryStartTwice checks that Start is idempotent, and when an
-// informer asked for after Start runs: at once by default (an informer
-// asked for late is never left unstarted, kubernetes #92777), at the next
-// Start with WithDeferredStart, as client-go's factories do.
+// TestFactoryStartTwice: Start may be called more than once, and an
+// informer asked for after Start runs at once under its context; with the
+// client-go-shaped GenericInformerFactory (the drop-ins'), at the next
+// Start, as client-go's factories do.
 func TestFactoryStartTwice(t *testing.T) {
-	tests := []struct {
-		name string
-		opts []generic.Option
-		// wantSyncedBeforeStart: the late informer syncs with no second Start.
-		wantSyncedBeforeStart bool
-	}{
-		{name: "default: runs at once", wantSyncedBeforeStart: true},
-		{name: "WithDeferredStart: runs at the next Start", opts: []generic.Option{generic.WithDeferredStart()}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			client := newDynamicClient(t, "testdata/configmaps.yaml", "testdata/widgets.yaml")
-			factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, tc.opts...)
-			defer factory.Shutdown()
-			ctx, cancel := testContext(t)
-			defer cancel()
+	t.Run("Factory: runs at once", func(t *testing.T) {
+		client := newDynamicClient(t, "testdata/configmaps.yaml", "testdata/widgets.yaml")
+		factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+		defer factory.Shutdown()
+		ctx, cancel := testContext(t)
+		defer cancel()
 
-			configMaps := factory.ForResource(configMapsGVR)
-			factory.Start(ctx)
-			factory.Start(ctx)
-			if diff := cmp.Diff(map[schema.GroupVersionResource]bool{configMapsGVR: true}, factory.WaitForCacheSync(ctx)); diff != "" {
-				t.Fatalf("first sync (-want +got):\n%s", diff)
-			}
-			widgets := factory.ForResource(widget.GVR)
-			want := map[schema.GroupVersionResource]bool{configMapsGVR: true, widget.GVR: true}
-			if !tc.wantSyncedBeforeStart {
-				if widgets.HasSynced() || widgets.Status().State != generic.NotStarted {
-					t.Fatalf("the late informer runs before the next Start: %v", widgets.Status().State)
-				}
-				want = map[schema.GroupVersionResource]bool{configMapsGVR: true}
-			}
-			if diff := cmp.Diff(want, factory.WaitForCacheSync(ctx)); diff != "" {
-				t.Fatalf("sync before a second Start (-want +got):\n%s", diff)
-			}
-			if err := factory.WaitForCacheSyncError(ctx); tc.wantSyncedBeforeStart && err != nil {
-				t.Fatalf("WaitForCacheSyncError = %v", err)
-			}
-			factory.Start(ctx)
-			want = map[schema.GroupVersionResource]bool{configMapsGVR: true, widget.GVR: true}
-			if diff := cmp.Diff(want, factory.WaitForCacheSync(ctx)); diff != "" {
-				t.Fatalf("second sync (-want +got):\n%s", diff)
-			}
-			if !configMaps.HasSynced() || !widgets.HasSynced() {
-				t.Error("informers not synced")
-			}
-		})
-	}
+		configMaps := acquire(factory, configMapsGVR)
+		factory.Start(ctx)
+		factory.Start(ctx)
+		if err := factory.WaitForCacheSync(ctx); err != nil {
+			t.Fatalf("first sync: %v", err)
+		}
+		widgets := acquire(factory, widget.GVR)
+		if err := factory.WaitForCacheSync(ctx); err != nil {
+			t.Fatalf("sync of the late informer without a second Start: %v", err)
+		}
+		if !configMaps.HasSynced() || !widgets.HasSynced() {
+			t.Error("informers not synced")
+		}
+	})
+	t.Run("GenericInformerFactory: runs at the next Start", func(t *testing.T) {
+		client := newDynamicClient(t, "testdata/configmaps.yaml", "testdata/widgets.yaml")
+		factory := generic.NewGenericInformerFactory[*unstructured.Unstructured](generic.DynamicSource(client), 0, "", nil, nil)
+		defer factory.Shutdown()
+		stop := testDone(t)
+
+		configMaps := factory.ForResource(configMapsGVR)
+		factory.Start(stop)
+		factory.Start(stop)
+		if diff := cmp.Diff(map[schema.GroupVersionResource]bool{configMapsGVR: true}, factory.WaitForCacheSync(stop)); diff != "" {
+			t.Fatalf("first sync (-want +got):\n%s", diff)
+		}
+		widgets := factory.ForResource(widget.GVR)
+		if widgets.Informer().HasSynced() || widgets.Informer().IsStopped() {
+			t.Fatal("the late informer runs before the next Start")
+		}
+		if diff := cmp.Diff(map[schema.GroupVersionResource]bool{configMapsGVR: true}, factory.WaitForCacheSync(stop)); diff != "" {
+			t.Fatalf("sync before a second Start (-want +got):\n%s", diff)
+		}
+		factory.Start(stop)
+		want := map[schema.GroupVersionResource]bool{configMapsGVR: true, widget.GVR: true}
+		if diff := cmp.Diff(want, factory.WaitForCacheSync(stop)); diff != "" {
+			t.Fatalf("second sync (-want +got):\n%s", diff)
+		}
+		if !configMaps.Informer().HasSynced() || !widgets.Informer().HasSynced() {
+			t.Error("informers not synced")
+		}
+	})
 }
 
-// TestWaitForCacheSyncCancelled checks that a wait on an informer that never
-// syncs returns within 100 ms of its context ending: it does not poll.
+// TestWaitForCacheSyncCancelled: a wait on an informer that never syncs
+// ends when its context does, with a *SyncError that says the informer is
+// still syncing and wraps the context's error. (That it returns at once,
+// not at a poll, holds by construction: it selects on ctx.Done(); a bound
+// in real time would be a timing claim a loaded machine can break.)
 func TestWaitForCacheSyncCancelled(t *testing.T) {
 	never := func(schema.GroupVersionResource, string, generic.TweakListOptionsFunc) cache.ListerWatcher {
 		return generic.FailingListerWatcher(errors.New("this resource never lists"))
@@ -333,31 +333,37 @@ func TestWaitForCacheSyncCancelled(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			factory := generic.NewFactory[*corev1.Pod](never, nil, generic.WithErrorHandler(func(context.Context, error) {}))
+			factory := newFactory[*corev1.Pod](never, nil, generic.WithErrorHandler(func(context.Context, error) {}))
 			defer factory.Shutdown()
-			factory.ForResource(podsGVR)
+			acquire(factory, podsGVR)
 			factory.Start(context.Background())
 
 			ctx, cancel := context.WithCancel(context.Background())
-			cancelledAt := make(chan time.Time, 1)
-			cancelNow := func() {
-				cancelledAt <- time.Now()
-				cancel()
-			}
+			defer cancel()
 			if tc.cancelAfter < 0 {
-				cancelNow()
+				cancel()
 			} else {
-				timer := time.AfterFunc(tc.cancelAfter, cancelNow)
+				timer := time.AfterFunc(tc.cancelAfter, cancel)
 				defer timer.Stop()
 			}
-			got := factory.WaitForCacheSync(ctx)
-			returned := time.Now()
-			cancelled := <-cancelledAt
-			if diff := cmp.Diff(map[schema.GroupVersionResource]bool{podsGVR: false}, got); diff != "" {
-				t.Errorf("synced (-want +got):\n%s", diff)
+			returned := make(chan error, 1)
+			go func() { returned <- factory.WaitForCacheSync(ctx) }()
+			var err error
+			select {
+			case err = <-returned:
+			case <-time.After(boundedWait):
+				t.Fatalf("the wait did not return within %v of its context's end", boundedWait)
 			}
-			if late := returned.Sub(cancelled); late > 100*time.Millisecond {
-				t.Errorf("returned %v after the context ended, want within 100ms", late)
+			var syncErr *generic.SyncError
+			if !errors.As(err, &syncErr) || !errors.Is(err, context.Canceled) {
+				t.Fatalf("WaitForCacheSync = %v, want a *SyncError wrapping context.Canceled", err)
+			}
+			got := []schema.GroupVersionResource{}
+			for _, s := range syncErr.Unsynced {
+				got = append(got, s.GVR)
+			}
+			if diff := cmp.Diff([]schema.GroupVersionResource{podsGVR}, got); diff != "" {
+				t.Errorf("unsynced informers (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -377,14 +383,14 @@ func TestNilClient(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(tc.client), nil)
+			factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(tc.client), nil)
 			defer factory.Shutdown()
-			informer := factory.ForResource(widget.GVR)
+			informer := acquire(factory, widget.GVR)
 			factory.Start(context.Background())
 			pollFor(t, "the informer's list fails", func() bool { return informer.Status().LastError != nil })
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
-			if err := factory.WaitForCacheSyncError(ctx); !errors.Is(err, generic.ErrNilClient) {
+			if err := factory.WaitForCacheSync(ctx); !errors.Is(err, generic.ErrNilClient) {
 				t.Errorf("error = %v, want one wrapping ErrNilClient", err)
 			}
 		})
@@ -400,14 +406,14 @@ func TestShutdownWaitsForCallbacks(t *testing.T) {
 	reporting := make(chan struct{})
 	var once sync.Once
 	var finished atomic.Bool
-	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
+	factory := newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
 		generic.WithErrorHandler(func(ctx context.Context, err error) {
 			once.Do(func() { close(reporting) })
 			<-ctx.Done()
 			time.Sleep(100 * time.Millisecond)
 			finished.Store(true)
 		}))
-	factory.ForResource(widget.GVR)
+	acquire(factory, widget.GVR)
 	startAndSync(t, factory)
 
 	malformed := load(t, "testdata/malformed/widget-wrong-type.yaml")[0]
@@ -431,10 +437,10 @@ func TestShutdownWaitsForCallbacks(t *testing.T) {
 // factory down and checks, with goleak, that every goroutine has ended.
 func TestShutdownLeavesNoGoroutine(t *testing.T) {
 	client := newDynamicClient(t, "testdata/configmaps.yaml", "testdata/widgets.yaml")
-	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget]())
-	factory.ForResource(widget.GVR)
-	unstructuredFactory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
-	unstructuredFactory.ForResource(configMapsGVR)
+	factory := newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget]())
+	acquire(factory, widget.GVR)
+	unstructuredFactory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	acquire(unstructuredFactory, configMapsGVR)
 	startAndSync(t, factory)
 	startAndSync(t, unstructuredFactory)
 
@@ -447,7 +453,7 @@ func TestShutdownLeavesNoGoroutine(t *testing.T) {
 	goleak.VerifyNone(t)
 
 	// After Shutdown, Start does nothing.
-	factory.ForResource(configMapsGVR)
+	acquire(factory, configMapsGVR)
 	factory.Start(context.Background())
 	goleak.VerifyNone(t)
 }

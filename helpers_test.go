@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/fixtures"
 	"github.com/generic-informers/generic/internal/widget"
 )
@@ -166,4 +167,35 @@ func waitForNoLibraryGoroutines(t *testing.T, when string) {
 	if err != nil {
 		t.Fatalf("goroutines of the library %v %s (-want +got):\n%s", boundedWait, when, cmp.Diff([]string(nil), left))
 	}
+}
+
+// newFactory is generic.NewFactory for Options that are valid: an error
+// is a broken test, and panics.
+func newFactory[T generic.Object](source generic.Source, convert generic.Converter[T], opts ...generic.Option) *generic.Factory[T] {
+	factory, err := generic.NewFactory(source, convert, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return factory
+}
+
+// acquire is factory.Acquire for Options that are valid: an error is a
+// broken test, and panics. It takes a hold the test does not release: the
+// factory's Shutdown stops the informer.
+func acquire[T generic.Object](factory *generic.Factory[T], gvr schema.GroupVersionResource, opts ...generic.Option) generic.Handle[T] {
+	handle, err := factory.Acquire(gvr, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return handle
+}
+
+// newInformer is generic.NewInformer for Options that are valid: an error
+// is a broken test, and panics.
+func newInformer[T generic.Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert generic.Converter[T], opts ...generic.Option) generic.Informer[T] {
+	informer, err := generic.NewInformer(lw, gvr, convert, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return informer
 }

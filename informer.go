@@ -131,19 +131,31 @@ type Informer[T Object] interface {
 // reported to the ErrorHandler as *ConversionError and skipped; they never
 // reach the cache.
 //
-// Of the Options, all but WithNamespace and WithTweakListOptions apply;
-// those are lw's business.
-// Most callers get informers from a Factory instead.
-func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], opts ...Option) Informer[T] {
-	return newInformer(lw, gvr, convert, resolveOptions(opts))
+// Of the Options, all but WithNamespace, the selectors and
+// WithTweakListOptions apply; those are lw's business. An invalid Option
+// is an error, and nothing is made. Most callers get informers from a
+// Factory instead.
+func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], opts ...Option) (Informer[T], error) {
+	o, err := resolveOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return newInformer(lw, gvr, convert, o, newShardState(o.shardOrAll())), nil
 }
 
-func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options) *informer[T] {
-	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, callbacks: callbacks.New(), shard: o.shard, shardKey: o.shardKey}
+// newInformer assembles an informer: the one place where the list/watch
+// chain, the telemetry, the state machine and client-go's shared informer
+// are put together. shard is the selection it holds: its factory's, or its
+// own.
+func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options, shard *shardState) *informer[T] {
+	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, callbacks: callbacks.New(), shard: shard, shardKey: o.shardKey}
 	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
 	i.provider = metricsProviderOf(o)
+	if o.transform != nil {
+		i.transform.Store(&o.transform)
+	}
 	i.telemetry = newTelemetry(gvr, i.provider != nil)
 
 	newT, _ := newObjectFunc[T]()
@@ -157,28 +169,25 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if convert == nil {
 		convert = Identity[T]()
 	}
-	if err := o.shardProblem(); err != nil {
-		lw = FailingListerWatcher(err)
-	}
 	i.chain = listwatch.New(lw, listwatch.Config[T]{
 		GVR:            gvr,
 		Convert:        convert,
 		NewT:           newT,
-		Transform:      i.ingestTransform(o),
+		Transform:      i.ingestTransform(o.stripManaged),
 		StopForGood:    o.stopWhenGone,
 		UnexpectedType: ErrUnexpectedType,
 	}, listwatch.Hooks{
 		Reject:    i.reject,
 		Served:    servedHooks{i.machine},
 		Meter:     i.telemetry,
-		Selection: o.shard.selection(o.shardKey),
+		Selection: shard.selection(o.shardKey),
 	})
 	i.shared = cache.NewSharedIndexInformerWithOptions(i.chain.ListerWatcher(), example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
 	})
-	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, clock: i.telemetry.Clock()}
+	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, clock: i.telemetry.Clock(), setTransform: i.setTransform}
 	// The informer has not started, so this cannot fail.
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
 	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
@@ -205,7 +214,11 @@ type informer[T Object] struct {
 	// watch call, so that they are logged with the informer's logger.
 	runCtx atomic.Pointer[context.Context]
 	// ran is set by the first Run; later ones only let client-go refuse.
-	ran atomic.Bool
+	// The user's transform (WithTransform, or Informer().SetTransform) may
+	// be set until then.
+	startMu   sync.Mutex
+	ran       bool
+	transform atomic.Pointer[cache.TransformFunc]
 	// chain is the list/watch chain between its source and its reflector.
 	chain *listwatch.Chain[T]
 	// shard is the selection it holds (the factory's, or its own), of
@@ -229,9 +242,20 @@ type runTracked struct {
 	cache.SharedIndexInformer
 	run   func(context.Context)
 	clock *telemetry.Clock
+	// setTransform is the informer's: the transform runs in the ingest,
+	// as WithTransform's does, so that there is one way to transform.
+	setTransform func(cache.TransformFunc) error
 }
 
 func (r *runTracked) Run(stopCh <-chan struct{}) { r.run(wait.ContextForChannel(stopCh)) }
+
+// SetTransform sets the informer's transform, as WithTransform does: it
+// runs in the ingest, on each object converted, before it is recorded or
+// stored (see WithTransform). As in client-go, it fails once the informer
+// has started.
+func (r *runTracked) SetTransform(transform cache.TransformFunc) error {
+	return r.setTransform(transform)
+}
 
 func (r *runTracked) RunWithContext(ctx context.Context) { r.run(ctx) }
 
@@ -308,7 +332,11 @@ func (i *informer[T]) Run(ctx context.Context) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !i.ran.CompareAndSwap(false, true) {
+	i.startMu.Lock()
+	first := !i.ran
+	i.ran = true
+	i.startMu.Unlock()
+	if !first {
 		i.shared.RunWithContext(ctx) // logs and returns: it runs already
 		return
 	}
@@ -326,24 +354,27 @@ func (i *informer[T]) Run(ctx context.Context) {
 		}
 	})
 	i.shared.RunWithContext(ctx)
+	// The shared informer has returned: its cache changes no more, and
+	// its handlers are done.
+	i.machine.fire(evStopped, nil)
 	cancel()
 	filled.Wait()
 	// The reflector has returned, so no watch is made any more, and the
 	// ones it made end with ctx.
 	i.chain.Wait()
-	i.machine.fire(evStopped, nil)
 	i.telemetry.Stop()
 	i.callbacks.Wait()
 }
 
 // stopped reports whether the informer has stopped, or will make no more
-// requests (WithStopWhenNotServed), whoever ran it.
+// requests (WithStopWhenNotServed), whoever ran it: whether its State is
+// Stopped, which the state machine alone decides.
 func (i *informer[T]) stopped() bool {
 	select {
 	case <-i.machine.stoppedChan():
 		return true
 	default:
-		return i.shared.IsStopped()
+		return false
 	}
 }
 
@@ -394,18 +425,38 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 }
 
 // ingestTransform is what the ingest does to every object it converted:
-// the library's edits (objectedit.ForIngest), then the user's transform
-// (WithTransform, guarded); nil if there is nothing to do.
-func (i *informer[T]) ingestTransform(o options) func(T) (T, error) {
-	edit := objectedit.ForIngest(o.stripManaged, o.transform != nil)
-	if edit == nil {
-		return nil
+// managedFields stripped if asked (WithStripManagedFields), then the
+// user's transform, if any, guarded, on an object with labels of its own
+// (objectedit.OwnLabels), since a transform may edit them in place.
+func (i *informer[T]) ingestTransform(strip bool) func(T) (T, error) {
+	return func(t T) (T, error) {
+		if strip {
+			objectedit.StripManagedFields(t)
+		}
+		user := i.transform.Load()
+		if user == nil {
+			return t, nil
+		}
+		objectedit.OwnLabels(t)
+		return i.guardTransform(*user)(t)
 	}
-	if o.transform == nil {
-		return func(t T) (T, error) { edit(t); return t, nil }
+}
+
+// setTransform sets the user's transform, as WithTransform does; it is
+// the shared informer's SetTransform (see runTracked), with client-go's
+// error once the informer has started.
+func (i *informer[T]) setTransform(transform cache.TransformFunc) error {
+	i.startMu.Lock()
+	defer i.startMu.Unlock()
+	if i.ran {
+		return errors.New("informer has already started")
 	}
-	user := i.guardTransform(o.transform)
-	return func(t T) (T, error) { edit(t); return user(t) }
+	if transform == nil {
+		i.transform.Store(nil)
+	} else {
+		i.transform.Store(&transform)
+	}
+	return nil
 }
 
 // guardTransform wraps the user's transform (WithTransform) for the ingest,

@@ -84,7 +84,7 @@ func TestTombstoneDelivery(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			first, relist := podLists(t, tc.typed)
 			lw := newScriptedListerWatcher(first, relist)
-			informer := generic.NewInformer(lw, podsGVR, tc.convert)
+			informer := newInformer(lw, podsGVR, tc.convert)
 			rec := newRecorder(podImage)
 			if _, err := informer.AddEventHandler(rec); err != nil {
 				t.Fatal(err)
@@ -132,7 +132,7 @@ func TestConverterReturnsTypedNil(t *testing.T) {
 		}
 		return obj.(*corev1.Pod), nil
 	}
-	informer := generic.NewInformer[metaObject](newScriptedListerWatcher(first), podsGVR, convert, generic.WithErrorHandler(errs.handle))
+	informer := newInformer[metaObject](newScriptedListerWatcher(first), podsGVR, convert, generic.WithErrorHandler(errs.handle))
 	defer runSynced(t, informer)()
 	var convErr *generic.ConversionError
 	if err := errs.next(t); !errors.As(err, &convErr) || convErr.Key != "team-b/web-0" {
@@ -163,7 +163,7 @@ func TestBadTransformResult(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			first, _ := podLists(t, true)
 			errs := make(errorSink, 100)
-			informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+			informer := newInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
 				generic.WithErrorHandler(errs.handle), generic.WithTransform(tc.transform))
 			defer runSynced(t, informer)()
 			for range 4 {
@@ -198,7 +198,7 @@ func TestTransformError(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			first, _ := podLists(t, true)
 			errs := make(errorSink, 100)
-			informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+			informer := newInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
 				generic.WithErrorHandler(errs.handle), generic.WithTransform(func(obj any) (any, error) {
 					if obj.(*corev1.Pod).Name == tc.failOn {
 						return nil, errors.New("no")
@@ -227,7 +227,7 @@ func TestTransformError(t *testing.T) {
 // *IndexError naming the index, which is left out.
 func TestNilIndexFunction(t *testing.T) {
 	errs := make(errorSink, 10)
-	generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil,
+	newInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil,
 		generic.WithErrorHandler(errs.handle), generic.WithIndexers(cache.Indexers{"broken": nil}))
 	var indexErr *generic.IndexError
 	if err := errs.next(t); !errors.As(err, &indexErr) || indexErr.Index != "broken" {
@@ -257,7 +257,7 @@ func TestWatchReturnsNothing(t *testing.T) {
 					return nil, nil
 				},
 			}
-			informer := generic.NewInformer[*corev1.Pod](lw, podsGVR, tc.convert)
+			informer := newInformer[*corev1.Pod](lw, podsGVR, tc.convert)
 			defer runSynced(t, informer)()
 			for range 2 { // the first watch, and the retry after it failed
 				select {
@@ -277,7 +277,7 @@ func TestErrorHandlerMayReadTheCache(t *testing.T) {
 	first, _ := podLists(t, true)
 	var informer generic.Informer[*corev1.Pod]
 	listed := make(chan int, 100)
-	informer = generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+	informer = newInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
 		generic.WithErrorHandler(func(context.Context, error) {
 			pods, _ := informer.Lister().List(labels.Everything())
 			listed <- len(pods)
@@ -299,7 +299,7 @@ func TestErrorHandlerMayReadTheCache(t *testing.T) {
 func TestIndexerErrorsDoNotPanic(t *testing.T) {
 	first, _ := podLists(t, true)
 	errs := make(errorSink, 100)
-	informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+	informer := newInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
 		generic.WithErrorHandler(errs.handle),
 		generic.WithIndexers(cache.Indexers{"untyped-image": func(obj any) ([]string, error) {
 			if pod := obj.(*corev1.Pod); pod.Namespace == "team-b" {
@@ -361,7 +361,7 @@ func testDone(t *testing.T) <-chan struct{} {
 }
 
 func TestAddEventHandlerBadInput(t *testing.T) {
-	informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil)
+	informer := newInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil)
 	tests := []struct {
 		name    string
 		handler cache.TypedResourceEventHandler[*corev1.Pod]
@@ -388,7 +388,7 @@ func TestAddEventHandlerBadInput(t *testing.T) {
 func TestMalformedObjectsInList(t *testing.T) {
 	objs := load(t, "testdata/widgets.yaml", "testdata/malformed/widget-wrong-type.yaml", "testdata/malformed/no-name.yaml")
 	errs := make(errorSink, 100)
-	informer := generic.NewInformer(newScriptedListerWatcher(unstructuredList("3", objs...)), widget.GVR,
+	informer := newInformer(newScriptedListerWatcher(unstructuredList("3", objs...)), widget.GVR,
 		generic.FromUnstructured[*widget.Widget](), generic.WithErrorHandler(errs.handle))
 	rec := newRecorder(widgetSize)
 	if _, err := informer.AddEventHandler(rec); err != nil {
@@ -430,7 +430,7 @@ func sortedStrings(s []string) []string {
 
 // TestRunEndsWithContext checks that Run returns once its context ends.
 func TestRunEndsWithContext(t *testing.T) {
-	informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil,
+	informer := newInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil,
 		generic.WithErrorHandler(func(context.Context, error) {}))
 	stop := runInformer(t, informer.Run)
 	stop() // waits for Run to return
@@ -453,7 +453,7 @@ func TestStripManagedFields(t *testing.T) {
 		}}
 	}
 	var transformed []string
-	informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
+	informer := newInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil,
 		generic.WithStripManagedFields(),
 		generic.WithTransform(func(obj any) (any, error) {
 			if len(obj.(*corev1.Pod).ManagedFields) == 0 {

@@ -148,7 +148,7 @@ const burstObjects = 200
 func testBurst[T generic.Object](t *testing.T, kind instantiation[T]) {
 	lw := newBurstListerWatcher(&metainternalversion.List{ListMeta: metav1.ListMeta{ResourceVersion: "1"}}, 2*burstObjects)
 	var rejected sync.Map
-	informer := generic.NewInformer(lw, widget.GVR, kind.convert, generic.WithErrorHandler(func(_ context.Context, err error) {
+	informer := newInformer(lw, widget.GVR, kind.convert, generic.WithErrorHandler(func(_ context.Context, err error) {
 		var conversion *generic.ConversionError
 		if errors.As(err, &conversion) {
 			rejected.Store(conversion.Key, true)
@@ -219,7 +219,7 @@ func testNilObjects[T generic.Object](t *testing.T, kind instantiation[T]) {
 	}
 	lw := newBurstListerWatcher(list, 10)
 	reported := make(chan error, 10)
-	informer := generic.NewInformer(lw, widget.GVR, kind.convert, generic.WithErrorHandler(func(_ context.Context, err error) { reported <- err }))
+	informer := newInformer(lw, widget.GVR, kind.convert, generic.WithErrorHandler(func(_ context.Context, err error) { reported <- err }))
 	rec := newRecorder(kind.size)
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
@@ -254,7 +254,7 @@ func TestNilConverterDropsOtherTypes(t *testing.T) {
 		},
 	}
 	reported := make(chan error, 10)
-	informer := generic.NewInformer[*widget.Widget](newBurstListerWatcher(list, 1), widget.GVR, nil,
+	informer := newInformer[*widget.Widget](newBurstListerWatcher(list, 1), widget.GVR, nil,
 		generic.WithErrorHandler(func(_ context.Context, err error) { reported <- err }))
 	defer runSynced(t, informer)()
 

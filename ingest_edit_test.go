@@ -66,7 +66,7 @@ func TestIngestEditsDoNotRaceTheRecord(t *testing.T) {
 			list.SetResourceVersion("1")
 			list.Items = []unstructured.Unstructured{*widget(1, true, true)}
 			lw := newScriptedListerWatcher(list)
-			informer := generic.NewInformer[*unstructured.Unstructured](lw, gvr, nil, tc.opts...)
+			informer := newInformer[*unstructured.Unstructured](lw, gvr, nil, tc.opts...)
 			defer runSynced(t, informer)()
 			w := lw.nextWatch(t)
 			for rv := 2; rv <= updates+1; rv++ {

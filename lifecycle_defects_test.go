@@ -56,12 +56,14 @@ type clientGoShaped interface {
 }
 
 func genericWidgets(client *dynamicfake.FakeDynamicClient) sharedFactory {
-	f := generic.NewFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil)
+	f := newFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil)
 	return sharedFactory{
-		forResource:      func() cache.SharedIndexInformer { return f.ForResource(widget.GVR).Informer() },
-		start:            f.Start,
-		waitForCacheSync: f.WaitForCacheSync,
-		shutdown:         f.Shutdown,
+		forResource: func() cache.SharedIndexInformer { return acquire(f, widget.GVR).Informer() },
+		start:       f.Start,
+		waitForCacheSync: func(ctx context.Context) map[schema.GroupVersionResource]bool {
+			return map[schema.GroupVersionResource]bool{widget.GVR: f.WaitForCacheSync(ctx) == nil}
+		},
+		shutdown: f.Shutdown,
 	}
 }
 
@@ -150,7 +152,7 @@ func allGoroutines() string {
 
 // TestForResourceReplacesInformerStoppedByHand is defect 6 (kubernetes
 // #138800): a caller ran the informer ForResource gave it by hand,
-// Informer().Run(stop), and closed stop. The next ForResource handed back
+// Informer().Run(stop), and closed stop. The next Acquire (ForResource) handed back
 // that stopped informer, which WaitForCacheSync reported synced while its
 // cache never changed again. It must hand out a fresh informer that, once
 // started, syncs and sees later changes.
@@ -201,7 +203,7 @@ func TestForResourceReplacesInformerStoppedByHand(t *testing.T) {
 }
 
 // TestDropInForResourceKeepsHandRunInformer is defect 7: with the drop-in
-// factory, a caller runs f.ForResource(gvr).Informer().Run(stop) by hand
+// factory, a caller runs acquire(f, gvr).Informer().Run(stop) by hand
 // and also calls f.Start(stop). The Factory's own Run of that informer
 // returned at once (it ran already), and the next ForResource took that
 // for a stop and handed out a fresh informer that nothing would ever run.
@@ -261,8 +263,8 @@ func TestDropInForResourceKeepsHandRunInformer(t *testing.T) {
 // informer asked for after Start was never run, WaitForCacheSyncError
 // returned nil and its state said Syncing. It must run at once under
 // Start's context, and WaitForCacheSyncError must report it until it has
-// synced; with WithDeferredStart it stays NotStarted until the next Start.
-// Its lists answer 403 until the test allows them, so that it cannot sync
+// synced (the client-go-shaped factory's informers wait for the next
+// Start, as client-go's do: TestFactoryStartTwice). Its lists answer 403 until the test allows them, so that it cannot sync
 // before.
 func TestInformerAskedForAfterStartRuns(t *testing.T) {
 	tests := []struct {
@@ -281,11 +283,6 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 			wantState:    generic.Forbidden,
 			wantLists:    true,
 		},
-		{
-			name:      "WithDeferredStart: runs at the next Start",
-			opts:      []generic.Option{generic.WithDeferredStart()},
-			wantState: generic.NotStarted,
-		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -300,7 +297,7 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 				}
 				return false, nil, nil
 			})
-			factory := generic.NewFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil, tc.opts...)
+			factory := newFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil, tc.opts...)
 			startCtx, stopStart := context.WithCancel(context.Background())
 			t.Cleanup(func() {
 				stopStart()
@@ -309,13 +306,13 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 			ctx, cancel := testContext(t)
 			defer cancel()
 
-			factory.ForResource(configMapsGVR)
+			acquire(factory, configMapsGVR)
 			factory.Start(startCtx)
-			if diff := cmp.Diff(map[schema.GroupVersionResource]bool{configMapsGVR: true}, factory.WaitForCacheSync(ctx)); diff != "" {
-				t.Fatalf("first sync (-want +got):\n%s", diff)
+			if err := factory.WaitForCacheSync(ctx); err != nil {
+				t.Fatalf("first sync: %v", err)
 			}
 
-			late := factory.ForResource(widget.GVR)
+			late := acquire(factory, widget.GVR)
 			if tc.wantLists {
 				// Let it list (and be refused), however loaded the machine,
 				// before the bounded wait that must name why.
@@ -343,7 +340,7 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 			}
 
 			forbidden.Store(false)
-			if err := factory.WaitForCacheSyncError(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx); err != nil {
 				t.Fatalf("WaitForCacheSyncError once allowed to list = %v, want nil", err)
 			}
 			if diff := cmp.Diff(generic.Synced, late.Status().State); diff != "" {
@@ -360,7 +357,7 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 func waitForCacheSyncErrorWithin[T generic.Object](factory *generic.Factory[T], d time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	return factory.WaitForCacheSyncError(ctx)
+	return factory.WaitForCacheSync(ctx)
 }
 
 // unsyncedStates returns the State of each resource a *SyncError names, by
@@ -390,11 +387,11 @@ func unsyncedStates(t *testing.T, err error) map[string]generic.State {
 // Each call must return (Release of the last hold with true), and once the
 // callback has returned no goroutine of the library may remain.
 func TestCallbackMayReleaseOrShutdown(t *testing.T) {
-	release := func(f *generic.Factory[*widget.Widget]) bool { return f.Release(widget.GVR) }
+	release := func(h generic.Handle[*widget.Widget]) bool { return h.Release() }
 	// stop is the non-blocking alternative to Shutdown from a callback:
 	// cancel the context given to Start (set by the test before Start).
 	stopStart := context.CancelFunc(func() {})
-	stop := func(*generic.Factory[*widget.Widget]) bool {
+	stop := func(generic.Handle[*widget.Widget]) bool {
 		stopStart()
 		return true
 	}
@@ -428,7 +425,7 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 		handler func(trigger func()) cache.TypedResourceEventHandler[*widget.Widget]
 		// clientGoHandler is added the client-go way, on Informer().
 		clientGoHandler func(trigger func()) cache.ResourceEventHandler
-		call            func(*generic.Factory[*widget.Widget]) bool
+		call            func(generic.Handle[*widget.Widget]) bool
 		// malformed is where the malformed Widget comes from, if any: the
 		// initial list, or a watch (created once the informer watches).
 		// Before the fix only the watch deadlocked: client-go's reflector
@@ -456,14 +453,14 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 				}
 			}
 			var factory *generic.Factory[*widget.Widget]
-			var informer generic.Informer[*widget.Widget]
+			var informer generic.Handle[*widget.Widget]
 			var called atomic.Bool
 			var once sync.Once
 			returned := make(chan bool, 1)
 			trigger := func() {
 				once.Do(func() {
 					called.Store(true)
-					returned <- tc.call(factory)
+					returned <- tc.call(informer)
 				})
 			}
 			var opts []generic.Option
@@ -478,8 +475,8 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 			var setupErr error
 			go func() {
 				defer close(done)
-				factory = generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), opts...)
-				informer = factory.ForResource(widget.GVR)
+				factory = newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), opts...)
+				informer = acquire(factory, widget.GVR)
 				if tc.handler != nil {
 					if _, setupErr = informer.AddEventHandler(tc.handler(trigger)); setupErr != nil {
 						return
@@ -571,10 +568,10 @@ func TestSyncErrorIsForbiddenWhateverTheOrder(t *testing.T) {
 			client.PrependReactor("list", tc.forbidden.Resource, func(clienttesting.Action) (bool, runtime.Object, error) {
 				return true, nil, apierrors.NewForbidden(tc.forbidden.GroupResource(), "", errors.New("user cannot list"))
 			})
-			factory := generic.NewFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil)
+			factory := newFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil)
 			t.Cleanup(factory.Shutdown)
-			notFound := factory.ForResource(tc.notFound)
-			forbidden := factory.ForResource(tc.forbidden)
+			notFound := acquire(factory, tc.notFound)
+			forbidden := acquire(factory, tc.forbidden)
 			factory.Start(context.Background())
 			pollFor(t, "the 404 informer is NotServed", func() bool { return notFound.Status().State == generic.NotServed })
 			pollFor(t, "the 403 informer is Forbidden", func() bool { return forbidden.Status().State == generic.Forbidden })

@@ -28,20 +28,21 @@ import (
 	"github.com/generic-informers/generic/internal/widget"
 )
 
-// TestReleaseCountsHolders walks the holder count of one GVR through
-// ForResource and Release, with Start in between.
+// TestReleaseCountsHolders walks the holds on one GVR through Acquire and
+// Release, with Start in between: each Handle releases exactly its own
+// hold, once.
 func TestReleaseCountsHolders(t *testing.T) {
 	client := newDynamicClient(t, "testdata/widgets.yaml")
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
 	defer factory.Shutdown()
 	ctx, cancel := testContext(t)
 	defer cancel()
 
-	first := factory.ForResource(widget.GVR)
-	second := factory.ForResource(widget.GVR)
+	first := acquire(factory, widget.GVR)
+	second := acquire(factory, widget.GVR)
 	factory.Start(ctx)
-	if !factory.WaitForCacheSync(ctx)[widget.GVR] {
-		t.Fatal("not synced")
+	if err := factory.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
 	}
 	steps := []struct {
 		name        string
@@ -49,10 +50,10 @@ func TestReleaseCountsHolders(t *testing.T) {
 		want        bool
 		wantStopped bool
 	}{
-		{name: "release of an unknown GVR changes nothing", do: func() bool { return factory.Release(configMapsGVR) }, want: false},
-		{name: "first of two holders", do: func() bool { return factory.Release(widget.GVR) }, want: false},
-		{name: "last holder stops the informer", do: func() bool { return factory.Release(widget.GVR) }, want: true, wantStopped: true},
-		{name: "once gone, release is of an unknown GVR", do: func() bool { return factory.Release(widget.GVR) }, want: false, wantStopped: true},
+		{name: "first of two holds", do: first.Release, want: false},
+		{name: "the same hold again changes nothing", do: first.Release, want: false},
+		{name: "last hold stops the informer", do: second.Release, want: true, wantStopped: true},
+		{name: "once gone, a release changes nothing", do: second.Release, want: false, wantStopped: true},
 	}
 	for _, step := range steps {
 		if diff := cmp.Diff(step.want, step.do()); diff != "" {
@@ -65,25 +66,21 @@ func TestReleaseCountsHolders(t *testing.T) {
 			t.Errorf("%s: state (-want +got):\n%s", step.name, diff)
 		}
 	}
-	if first != second {
-		t.Error("two holders got two informers")
-	}
-	if diff := cmp.Diff(generic.Stopped, first.Status().State); diff != "" {
-		t.Errorf("released informer's state (-want +got):\n%s", diff)
+	if first.Informer() != second.Informer() {
+		t.Error("two holds got two informers")
 	}
 	if _, ok := factory.Statuses()[widget.GVR]; ok {
 		t.Error("a released informer is still listed by Statuses")
 	}
 
-	// After release, ForResource makes a fresh informer that Start runs
-	// and WaitForCacheSync waits for.
-	fresh := factory.ForResource(widget.GVR)
-	if fresh == first {
-		t.Fatal("ForResource after the last Release returned the stopped informer")
+	// After release, Acquire makes a fresh informer that runs at once
+	// (Start came before) and WaitForCacheSync waits for.
+	fresh := acquire(factory, widget.GVR)
+	if fresh.Informer() == first.Informer() {
+		t.Fatal("Acquire after the last Release returned the stopped informer")
 	}
-	factory.Start(ctx)
-	if diff := cmp.Diff(map[schema.GroupVersionResource]bool{widget.GVR: true}, factory.WaitForCacheSync(ctx)); diff != "" {
-		t.Errorf("fresh informer synced (-want +got):\n%s", diff)
+	if err := factory.WaitForCacheSync(ctx); err != nil {
+		t.Errorf("fresh informer did not sync: %v", err)
 	}
 	all, err := fresh.Lister().List(labels.Everything())
 	if err != nil {
@@ -97,14 +94,14 @@ func TestReleaseCountsHolders(t *testing.T) {
 	}
 }
 
-// TestForResourceNeverReturnsStopped: once the context given to Start ends,
-// its informers stop; ForResource hands out a fresh one, not a stopped one.
-func TestForResourceNeverReturnsStopped(t *testing.T) {
+// TestAcquireNeverReturnsStopped: once the context given to Start ends,
+// its informers stop; Acquire hands out a fresh one, not a stopped one.
+func TestAcquireNeverReturnsStopped(t *testing.T) {
 	client := newDynamicClient(t, "testdata/widgets.yaml")
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
 	defer factory.Shutdown()
 	startCtx, stop := context.WithCancel(context.Background())
-	old := factory.ForResource(widget.GVR)
+	old := acquire(factory, widget.GVR)
 	factory.Start(startCtx)
 	ctx, cancel := testContext(t)
 	defer cancel()
@@ -113,13 +110,13 @@ func TestForResourceNeverReturnsStopped(t *testing.T) {
 	for !old.Informer().IsStopped() {
 		time.Sleep(time.Millisecond) // the informer's goroutine is ending
 	}
-	fresh := factory.ForResource(widget.GVR)
-	if fresh == old || fresh.Informer().IsStopped() {
-		t.Fatal("ForResource returned a stopped informer")
+	fresh := acquire(factory, widget.GVR)
+	if fresh.Informer() == old.Informer() || fresh.Informer().IsStopped() {
+		t.Fatal("Acquire returned a stopped informer")
 	}
 	factory.Start(ctx)
-	if !factory.WaitForCacheSync(ctx)[widget.GVR] {
-		t.Error("the fresh informer did not sync")
+	if err := factory.WaitForCacheSync(ctx); err != nil {
+		t.Errorf("the fresh informer did not sync: %v", err)
 	}
 }
 
@@ -127,18 +124,18 @@ func TestForResourceNeverReturnsStopped(t *testing.T) {
 // same GVR 100 times: the number of goroutines does not grow.
 func TestAcquireReleaseLeavesNoGoroutine(t *testing.T) {
 	client := newDynamicClient(t, "testdata/widgets.yaml")
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
 	defer factory.Shutdown()
 	ctx, cancel := testContext(t)
 	defer cancel()
 	baseline := goleak.IgnoreCurrent()
 	for range 100 {
-		factory.ForResource(widget.GVR)
+		handle := acquire(factory, widget.GVR)
 		factory.Start(ctx)
-		if !factory.WaitForCacheSync(ctx)[widget.GVR] {
-			t.Fatal("not synced")
+		if err := factory.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
 		}
-		if !factory.Release(widget.GVR) {
+		if !handle.Release() {
 			t.Fatal("Release of the only holder returned false")
 		}
 		// Release does not wait for the informer's goroutines: they end
@@ -167,7 +164,7 @@ type servingSwitch struct {
 func newSwitchedWidgetFactory(t *testing.T, opts ...generic.Option) (*generic.Factory[*widget.Widget], *servingSwitch) {
 	client := newDynamicClient(t, "testdata/widgets.yaml")
 	serving := newServingSwitch(client, widget.GVR)
-	factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), opts...)
+	factory := newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), opts...)
 	t.Cleanup(factory.Shutdown)
 	return factory, serving
 }
@@ -226,7 +223,7 @@ func (s *servingSwitch) serve() { s.off.Store(false) }
 func TestResourceNoLongerServed(t *testing.T) {
 	var states stateLog
 	factory, serving := newSwitchedWidgetFactory(t, generic.WithStateHandler(states.record))
-	informer := factory.ForResource(widget.GVR)
+	informer := acquire(factory, widget.GVR)
 	rec := newRecorder(widgetSize)
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
@@ -280,10 +277,10 @@ func TestResourceNoLongerServed(t *testing.T) {
 }
 
 // TestStopWhenNotServed: with WithStopWhenNotServed the informer delivers
-// the deletes and stops for good; ForResource then hands out a fresh one.
+// the deletes and stops for good; Acquire then hands out a fresh one.
 func TestStopWhenNotServed(t *testing.T) {
 	factory, serving := newSwitchedWidgetFactory(t, generic.WithStopWhenNotServed())
-	informer := factory.ForResource(widget.GVR)
+	informer := acquire(factory, widget.GVR)
 	rec := newRecorder(widgetSize)
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
@@ -300,23 +297,23 @@ func TestStopWhenNotServed(t *testing.T) {
 		t.Errorf("%d lists after stopping for good, want none", more)
 	}
 	serving.serve()
-	if fresh := factory.ForResource(widget.GVR); fresh == informer {
-		t.Error("ForResource returned the informer that stopped for good")
+	if fresh := acquire(factory, widget.GVR); fresh.Informer() == informer.Informer() {
+		t.Error("Acquire returned the informer that stopped for good")
 	}
 }
 
 // TestCallbacksMayCallTheFactory: a StateHandler that asks the factory for
-// every Status, and an event handler that calls ForResource on its own
+// every Status, and an event handler that calls Acquire on its own
 // resource (client-go style, at every use) while the informer stops for
 // good, return: nothing holds the factory's lock while calling them, and
-// ForResource does not wait for the informer it replaces.
+// Acquire does not wait for the informer it replaces.
 func TestCallbacksMayCallTheFactory(t *testing.T) {
 	var factory *generic.Factory[*widget.Widget]
 	factory, serving := newSwitchedWidgetFactory(t, generic.WithStopWhenNotServed(),
 		generic.WithStateHandler(func(generic.Status) { factory.Statuses() }))
-	informer := factory.ForResource(widget.GVR)
+	informer := acquire(factory, widget.GVR)
 	_, err := informer.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*widget.Widget]{
-		DeleteFunc: func(cache.DeletedObject[*widget.Widget]) { factory.ForResource(widget.GVR) },
+		DeleteFunc: func(cache.DeletedObject[*widget.Widget]) { acquire(factory, widget.GVR) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -329,15 +326,15 @@ func TestCallbacksMayCallTheFactory(t *testing.T) {
 	factory.Statuses()
 	rec.next(t, 3)
 	serving.stopServing()
-	rec.next(t, 3) // the deletes, each of which called ForResource
+	rec.next(t, 3) // the deletes, each of which called Acquire
 	waitForState(t, informer, generic.Stopped)
 	if informer.Informer().IsStopped() {
-		t.Error("ForResource cancelled the informer it replaced while its deletes were being delivered")
+		t.Error("Acquire cancelled the informer it replaced while its deletes were being delivered")
 	}
 }
 
 // TestRetiredInformerRunsUntil: an informer that stopped for good and was
-// replaced by ForResource goes on running (making no requests) so that its
+// replaced by Acquire goes on running (making no requests) so that its
 // handlers get every delete, until the next informer of its resource is
 // replaced in turn, the last Release, or Shutdown.
 func TestRetiredInformerRunsUntil(t *testing.T) {
@@ -345,24 +342,24 @@ func TestRetiredInformerRunsUntil(t *testing.T) {
 		name string
 		// end does what should end the retired informer; fresh is the
 		// informer that replaced it.
-		end func(t *testing.T, factory *generic.Factory[*widget.Widget], serving *servingSwitch, fresh generic.Informer[*widget.Widget])
+		end func(t *testing.T, factory *generic.Factory[*widget.Widget], serving *servingSwitch, retired, fresh generic.Handle[*widget.Widget])
 	}{
-		{name: "Shutdown", end: func(_ *testing.T, factory *generic.Factory[*widget.Widget], _ *servingSwitch, _ generic.Informer[*widget.Widget]) {
+		{name: "Shutdown", end: func(_ *testing.T, factory *generic.Factory[*widget.Widget], _ *servingSwitch, _, _ generic.Handle[*widget.Widget]) {
 			factory.Shutdown()
 		}},
-		{name: "the last Release", end: func(t *testing.T, factory *generic.Factory[*widget.Widget], _ *servingSwitch, _ generic.Informer[*widget.Widget]) {
-			released := []bool{factory.Release(widget.GVR), factory.Release(widget.GVR)}
+		{name: "the last Release", end: func(t *testing.T, _ *generic.Factory[*widget.Widget], _ *servingSwitch, retired, fresh generic.Handle[*widget.Widget]) {
+			released := []bool{retired.Release(), fresh.Release()}
 			if diff := cmp.Diff([]bool{false, true}, released); diff != "" {
-				t.Errorf("Release of two holders (-want +got):\n%s", diff)
+				t.Errorf("Release of two holds (-want +got):\n%s", diff)
 			}
 		}},
-		{name: "the next retirement", end: func(t *testing.T, factory *generic.Factory[*widget.Widget], serving *servingSwitch, fresh generic.Informer[*widget.Widget]) {
+		{name: "the next retirement", end: func(t *testing.T, factory *generic.Factory[*widget.Widget], serving *servingSwitch, _, fresh generic.Handle[*widget.Widget]) {
 			serving.serve()
 			startAndSync(t, factory)
 			serving.stopServing()
 			waitForState(t, fresh, generic.Stopped)
-			if factory.ForResource(widget.GVR) == fresh {
-				t.Error("ForResource returned the informer that stopped for good")
+			if acquire(factory, widget.GVR).Informer() == fresh.Informer() {
+				t.Error("Acquire returned the informer that stopped for good")
 			}
 			if fresh.Informer().IsStopped() {
 				t.Error("the newly retired informer was cancelled")
@@ -372,7 +369,7 @@ func TestRetiredInformerRunsUntil(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			factory, serving := newSwitchedWidgetFactory(t, generic.WithStopWhenNotServed())
-			retired := factory.ForResource(widget.GVR)
+			retired := acquire(factory, widget.GVR)
 			gate := newDeleteGate()
 			if _, err := retired.AddEventHandler(gate); err != nil {
 				t.Fatal(err)
@@ -381,18 +378,18 @@ func TestRetiredInformerRunsUntil(t *testing.T) {
 			serving.stopServing()
 			<-gate.entered // the first delete is in the handler, two wait
 			waitForState(t, retired, generic.Stopped)
-			fresh := factory.ForResource(widget.GVR)
+			fresh := acquire(factory, widget.GVR)
 			// Proving that nothing cancels it takes a wait; cancelled, it
 			// stops within milliseconds.
 			cancelled := stopsWithin(retired, 2*time.Second)
 			close(gate.open)
 			if cancelled {
-				t.Fatal("ForResource cancelled the informer it replaced while it delivered its deletes")
+				t.Fatal("Acquire cancelled the informer it replaced while it delivered its deletes")
 			}
 			if diff := cmp.Diff(3, gate.deletes(t, 3)); diff != "" {
 				t.Errorf("deletes delivered (-want +got):\n%s", diff)
 			}
-			tt.end(t, factory, serving, fresh)
+			tt.end(t, factory, serving, retired, fresh)
 			waitUntil(t, "the retired informer stopped", retired.Informer().IsStopped)
 		})
 	}
@@ -464,9 +461,9 @@ func TestNotServedFromTheStartIsProbed(t *testing.T) {
 	client.PrependReactor("list", "widgets", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(widget.GVR.GroupResource(), "")
 	})
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithStopWhenNotServed())
+	factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithStopWhenNotServed())
 	defer factory.Shutdown()
-	informer := factory.ForResource(widget.GVR)
+	informer := acquire(factory, widget.GVR)
 	factory.Start(context.Background())
 	// The waits below are bounded to show that they end: first let the
 	// informer list, however loaded the machine, so that they have a 404
@@ -475,11 +472,7 @@ func TestNotServedFromTheStartIsProbed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 
-	synced := factory.WaitForCacheSync(ctx)
-	err := factory.WaitForCacheSyncError(ctx)
-	if diff := cmp.Diff(map[schema.GroupVersionResource]bool{widget.GVR: false}, synced); diff != "" {
-		t.Errorf("WaitForCacheSync (-want +got):\n%s", diff)
-	}
+	err := factory.WaitForCacheSync(ctx)
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) {
 		t.Fatalf("error = %v, want a *SyncError", err)
@@ -506,11 +499,11 @@ func TestWaitForCacheSyncErrorNamesWhy(t *testing.T) {
 	client.PrependReactor("list", "namespaces", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(namespacesGVR.GroupResource(), "")
 	})
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
+	factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
 	defer factory.Shutdown()
 	informers := map[string]generic.Informer[*unstructured.Unstructured]{}
 	for _, gvr := range []schema.GroupVersionResource{widget.GVR, configMapsGVR, namespacesGVR} {
-		informers[gvr.Resource] = factory.ForResource(gvr)
+		informers[gvr.Resource] = acquire(factory, gvr)
 	}
 	factory.Start(context.Background())
 	waitUntil(t, "configmaps are Forbidden and namespaces NotServed", func() bool {
@@ -518,7 +511,7 @@ func TestWaitForCacheSyncErrorNamesWhy(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	err := factory.WaitForCacheSyncError(ctx)
+	err := factory.WaitForCacheSync(ctx)
 
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) || !errors.Is(err, context.DeadlineExceeded) {

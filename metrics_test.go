@@ -181,7 +181,7 @@ func TestMetricsAfterScriptedEvents(t *testing.T) {
 		unstructuredList("20", namedConfigMap("a", "12"), namedConfigMap("d", "15")),
 	)
 	provider := &recordingProvider{}
-	informer := generic.NewInformer[*unstructured.Unstructured](lw, configMapsGVR, nil,
+	informer := newInformer[*unstructured.Unstructured](lw, configMapsGVR, nil,
 		generic.WithMetricsProvider(provider), generic.WithErrorHandler(func(context.Context, error) {}))
 	lines := make(chan string, 100)
 	if _, err := informer.Informer().AddEventHandler(eventLog(lines)); err != nil {
@@ -259,7 +259,7 @@ func TestMetricsRequestFailures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			provider := &recordingProvider{}
-			informer := generic.NewInformer[*unstructured.Unstructured](failingListerWatcher{tc.err}, configMapsGVR, nil,
+			informer := newInformer[*unstructured.Unstructured](failingListerWatcher{tc.err}, configMapsGVR, nil,
 				generic.WithMetricsProvider(provider))
 			stop := runInformer(t, informer.Run)
 			defer stop()
@@ -294,7 +294,7 @@ func TestMetricsRequestFailures(t *testing.T) {
 // but reports its sync progress.
 func TestSyncProgressWithoutMetrics(t *testing.T) {
 	lw := newScriptedListerWatcher(unstructuredList("10", namedConfigMap("a", "1"), namedConfigMap("b", "2")))
-	informer := generic.NewInformer[*unstructured.Unstructured](lw, configMapsGVR, nil)
+	informer := newInformer[*unstructured.Unstructured](lw, configMapsGVR, nil)
 	if got := informer.Status().Progress; got != (generic.SyncProgress{}) {
 		t.Errorf("progress before Run: %+v, want zero", got)
 	}
@@ -337,7 +337,7 @@ func TestBadMetricsProviders(t *testing.T) {
 	for _, provider := range []generic.MetricsProvider{nilMetricsProvider{}, nilCountersProvider{}, nilPointer} {
 		t.Run(fmt.Sprintf("%T", provider), func(t *testing.T) {
 			lw := newScriptedListerWatcher(unstructuredList("10", namedConfigMap("a", "1")))
-			informer := generic.NewInformer[*unstructured.Unstructured](lw, configMapsGVR, nil, generic.WithMetricsProvider(provider))
+			informer := newInformer[*unstructured.Unstructured](lw, configMapsGVR, nil, generic.WithMetricsProvider(provider))
 			lines := make(chan string, 10)
 			if _, err := informer.Informer().AddEventHandler(eventLog(lines)); err != nil {
 				t.Fatal(err)

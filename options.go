@@ -3,16 +3,19 @@ package generic
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
 
 // TweakListOptionsFunc changes the options of every list and watch request an
-// informer makes, for example to set a label or field selector. It has the
-// shape of client-go's dynamicinformer.TweakListOptionsFunc and
+// informer makes. It has the shape of client-go's
+// dynamicinformer.TweakListOptionsFunc and
 // informers/internalinterfaces.TweakListOptionsFunc.
 type TweakListOptionsFunc func(*metav1.ListOptions)
 
@@ -24,7 +27,9 @@ type TweakListOptionsFunc func(*metav1.ListOptions)
 type ErrorHandler func(ctx context.Context, err error)
 
 // Option configures a Factory or an Informer, in the manner of client-go's
-// informers.SharedInformerOption. A nil Option is ignored.
+// informers.SharedInformerOption. A nil Option is ignored. Every package
+// of this module takes Options: typed's InformerFor and the rest, and
+// generictest (FactoryOptions).
 type Option func(*options)
 
 // options holds what the Options set, after resolveOptions filled in the
@@ -42,10 +47,9 @@ type options struct {
 	stopWhenGone     bool
 	stripManaged     bool
 	deferredStart    bool
-	// shard is the selection of the informers given the same WithShard
-	// (shared, so that Factory.Reshard moves them together); shardKey is
+	// shard is WithShard's, nil if not given (every object); shardKey is
 	// the field hashed.
-	shard    *shardState
+	shard    *Shard
 	shardKey ShardKey
 	// metricsProvider receives the informers' metrics (metrics.go).
 	metricsProvider MetricsProvider
@@ -68,41 +72,41 @@ func WithNamespace(namespace string) Option {
 	return func(o *options) { o.namespace = namespace }
 }
 
-// WithTweakListOptions sets a function that changes the options of every list
-// and watch request, for example to add a label selector.
+// WithTweakListOptions sets a function that changes the options of every
+// list and watch request but their selectors, for example a watch's
+// TimeoutSeconds. Selectors are set one way, with WithLabelSelector and
+// WithFieldSelector, which name the informer (see Factory.Acquire): the
+// tweak's LabelSelector and FieldSelector are overwritten by theirs.
 func WithTweakListOptions(tweak TweakListOptionsFunc) Option {
 	return func(o *options) { o.tweakListOptions = tweak }
 }
 
 // WithLabelSelector limits the informers to the objects whose labels match
 // selector, in the syntax of metav1.ListOptions.LabelSelector ("app=web",
-// "tier in (a,b)"). A tweak set with WithTweakListOptions runs after it.
+// "tier in (a,b)"). A selector that does not parse (labels.Parse) is an
+// error where the Option is given.
 func WithLabelSelector(selector string) Option {
 	return func(o *options) { o.labelSelector = selector }
 }
 
 // WithFieldSelector limits the informers to the objects whose fields match
 // selector, in the syntax of metav1.ListOptions.FieldSelector
-// ("spec.nodeName=node-1"). A tweak set with WithTweakListOptions runs
-// after it.
+// ("spec.nodeName=node-1"). A selector that does not parse
+// (fields.ParseSelector) is an error where the Option is given.
 func WithFieldSelector(selector string) Option {
 	return func(o *options) { o.fieldSelector = selector }
 }
 
-// listTweak is what every list and watch request gets: the selectors, then
-// the user's tweak.
+// listTweak is what every list and watch request gets: the user's tweak,
+// then the selectors; nil if there is nothing to do.
 func (o options) listTweak() TweakListOptionsFunc {
-	if o.labelSelector == "" && o.fieldSelector == "" {
-		return o.tweakListOptions
+	if o.tweakListOptions == nil && o.labelSelector == "" && o.fieldSelector == "" {
+		return nil
 	}
 	return func(options *metav1.ListOptions) {
-		if o.labelSelector != "" {
-			options.LabelSelector = o.labelSelector
-		}
-		if o.fieldSelector != "" {
-			options.FieldSelector = o.fieldSelector
-		}
 		applyTweak(o.tweakListOptions, options)
+		options.LabelSelector = o.labelSelector
+		options.FieldSelector = o.fieldSelector
 	}
 }
 
@@ -111,9 +115,10 @@ func (o options) listTweak() TweakListOptionsFunc {
 // (cache.NamespaceIndex), which Namespace(ns).List uses. Prefer
 // Informer.AddIndexers, which takes typed index functions. Index functions
 // run on the informer's goroutines, with the cache locked: they must be
-// quick and safe for concurrent use. An index function that returns an error does not panic the
-// informer, as it would in client-go: the error is reported as an
-// *IndexError and the object is left out of that index.
+// quick and safe for concurrent use. An index function that returns an
+// error does not panic the informer, as it would in client-go: the error
+// is reported as an *IndexError and the object is left out of that index;
+// a nil index function is reported so, and the index left out.
 func WithIndexers(indexers cache.Indexers) Option {
 	return func(o *options) {
 		for name, fn := range indexers {
@@ -138,11 +143,8 @@ func WithIndexers(indexers cache.Indexers) Option {
 // it may edit in place: typed.UnstructuredFor's objects otherwise share
 // equal labels maps, so the objects of an informer with a transform share
 // none. Its managedFields' fieldsV1 trees may still be shared (see
-// typed.Clients.UnstructuredNoSharing). A transform set on the shared
-// informer directly (Informer().SetTransform) runs in the reflector, as in
-// client-go, gets no such copy, and must not edit an
-// *unstructured.Unstructured's top-level or metadata maps (the ingest may
-// read them at the same time).
+// typed.Clients.UnstructuredNoSharing). Informer().SetTransform, client-go's
+// way, sets this same transform, until the informer starts.
 func WithTransform(transform cache.TransformFunc) Option {
 	return func(o *options) { o.transform = transform }
 }
@@ -179,21 +181,21 @@ func WithStateHandler(handler StateHandler) Option {
 // State Stopped. By default they keep probing, with backoff, and relist by
 // themselves when the resource is served again. A resource that was never
 // listed (its CRD not installed yet) is NotServed and probed either way:
-// only a resource that goes away stops the informer. A Factory replaces a stopped
-// informer with a fresh one at the next ForResource, and lets the old one
-// run on, idle, until its handlers may have had every delete (see
-// Factory.ForResource).
+// only a resource that goes away stops the informer. A Factory replaces a
+// stopped informer with a fresh one at the next Acquire, and lets the old
+// one run on, idle, until its handlers may have had every delete (see
+// Factory.Acquire).
 func WithStopWhenNotServed() Option {
 	return func(o *options) { o.stopWhenGone = true }
 }
 
-// WithDeferredStart makes a Factory run the informers asked for after Start
-// only at the next Start, as client-go's shared informer factories do. By
-// default they run at once, under the context of the last Start, so that
-// an informer asked for late is never left unstarted (kubernetes #92777).
-// The drop-in packages (unstructured, metadata) use it to keep client-go's
-// behaviour exactly.
-func WithDeferredStart() Option {
+// withDeferredStart makes a Factory run the informers asked for after
+// Start only at the next Start, as client-go's shared informer factories
+// do. By default they run at once, under the context of the last Start,
+// so that an informer asked for late is never left unstarted (kubernetes
+// #92777). The client-go-shaped factory of shim.go, which the drop-in
+// packages use, sets it to keep client-go's behaviour exactly.
+func withDeferredStart() Option {
 	return func(o *options) { o.deferredStart = true }
 }
 
@@ -212,32 +214,32 @@ func WithDeferredStart() Option {
 // to NewFactory, the shard is the factory's, and Factory.Reshard changes it;
 // given to one informer (Factory.Acquire), it is that informer's own.
 //
-// An index outside [0, count) makes the informers' lists fail with an
-// error naming it; they never sync. WithShard(0, 1) selects every object
-// and sends no selector.
+// A shard that is not valid (Shard.Validate: count at least 1, index in
+// [0, count)) is an error where the Option is given. WithShard(0, 1)
+// selects every object and sends no selector.
 func WithShard(index, count int) Option {
-	state := newShardState(Shard{Index: index, Count: count}) // one, however often the Option is applied
-	return func(o *options) { o.shard = state }
+	shard := Shard{Index: index, Count: count}
+	return func(o *options) { o.shard = &shard }
 }
 
 // WithShardKey sets the field whose hash places objects in shards:
-// ShardByUID (the default) or ShardByNamespace. Any other value makes the
-// informers' lists fail with an error naming it.
+// ShardByUID (the default) or ShardByNamespace. Any other value is an
+// error where the Option is given.
 func WithShardKey(key ShardKey) Option {
 	return func(o *options) { o.shardKey = key }
 }
 
-// shardProblem returns why the shard options cannot be used, or nil.
-func (o options) shardProblem() error {
-	if err := o.shardKey.validate(); err != nil {
-		return err
+// shardOrAll is the shard given, or every object.
+func (o options) shardOrAll() Shard {
+	if o.shard == nil {
+		return Shard{Index: 0, Count: 1}
 	}
-	current, _ := o.shard.shard()
-	return current.Validate()
+	return *o.shard
 }
 
-// resolveOptions is the one place that applies Options over the defaults.
-func resolveOptions(opts []Option) options {
+// resolveOptions is the one place that applies Options over the defaults,
+// and refuses those that cannot be used.
+func resolveOptions(opts []Option) (options, error) {
 	o := options{
 		namespace:    metav1.NamespaceAll,
 		indexers:     cache.Indexers{}, // a map of its own: WithIndexers adds to it
@@ -252,7 +254,26 @@ func resolveOptions(opts []Option) options {
 	if o.errorHandler == nil {
 		o.errorHandler = logError
 	}
-	return o
+	return o, o.validate()
+}
+
+// validate returns why the options cannot be used, or nil.
+func (o options) validate() error {
+	if o.shard != nil {
+		if err := o.shard.validate(); err != nil {
+			return err
+		}
+	}
+	if err := o.shardKey.validate(); err != nil {
+		return err
+	}
+	if _, err := labels.Parse(o.labelSelector); err != nil {
+		return fmt.Errorf("generic: WithLabelSelector(%q): %w", o.labelSelector, err)
+	}
+	if _, err := fields.ParseSelector(o.fieldSelector); err != nil {
+		return fmt.Errorf("generic: WithFieldSelector(%q): %w", o.fieldSelector, err)
+	}
+	return nil
 }
 
 // logError is the default ErrorHandler: one structured log line per error,

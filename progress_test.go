@@ -108,7 +108,7 @@ func TestSyncProgressLogLines(t *testing.T) {
 				scriptedListerWatcher: newScriptedListerWatcher(unstructuredList("10", namedConfigMap("a", "1"), namedConfigMap("b", "2"))),
 				delay:                 tc.listDelay,
 			}
-			informer := generic.NewInformer[*unstructured.Unstructured](lw, configMapsGVR, nil)
+			informer := newInformer[*unstructured.Unstructured](lw, configMapsGVR, nil)
 			log := &progressLog{t: t}
 			ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), log.logger(tc.verbosity)))
 			done := make(chan struct{})

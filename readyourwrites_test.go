@@ -39,7 +39,7 @@ func rywInformer(t *testing.T) (generic.Informer[*corev1.Pod], *watch.RaceFreeFa
 	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "5"}}
 	list.Items = []corev1.Pod{*rywPod("web-0", "3", "uid-web-0"), *rywPod("web-1", "4", "uid-web-1")}
 	lw := newScriptedListerWatcher(list)
-	informer := generic.NewInformer[*corev1.Pod](lw, podsGVR, nil)
+	informer := newInformer[*corev1.Pod](lw, podsGVR, nil)
 	stop := runSynced(t, informer)
 	return informer, lw.nextWatch(t), stop
 }
@@ -230,7 +230,7 @@ func TestWaitForResourceVersionStopped(t *testing.T) {
 // TestWaitForResourceVersionNotStarted: an informer that has not started
 // is waited for until ctx ends.
 func TestWaitForResourceVersionNotStarted(t *testing.T) {
-	informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil)
+	informer := newInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	err := informer.WaitForResourceVersion(ctx, "1")
@@ -408,7 +408,7 @@ func TestWaitForDelete(t *testing.T) {
 // TestWaitForWriteBadInput: what is not an object written is refused at
 // once, with an error, never a panic.
 func TestWaitForWriteBadInput(t *testing.T) {
-	informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil)
+	informer := newInformer[*corev1.Pod](newScriptedListerWatcher(), podsGVR, nil)
 	ctx := context.Background()
 	tests := []struct {
 		name string

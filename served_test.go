@@ -46,7 +46,7 @@ func (lw *watchNotFoundListerWatcher) Watch(metav1.ListOptions) (watch.Interface
 // no delete is delivered, and the informer stays Synced.
 func TestWatchNotFoundWhileListWorks(t *testing.T) {
 	lw := &watchNotFoundListerWatcher{list: unstructuredList("5", load(t, "testdata/widgets.yaml")...)}
-	informer := generic.NewInformer[*widget.Widget](lw, widget.GVR, generic.FromUnstructured[*widget.Widget]())
+	informer := newInformer[*widget.Widget](lw, widget.GVR, generic.FromUnstructured[*widget.Widget]())
 	rec := newRecorder(widgetSize)
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
@@ -107,10 +107,10 @@ func TestRecoveryBeforeFirstSync(t *testing.T) {
 				return false, nil, nil
 			})
 			var states stateLog
-			factory := generic.NewFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
+			factory := newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
 				generic.WithStateHandler(states.record))
 			defer factory.Shutdown()
-			informer := factory.ForResource(widget.GVR)
+			informer := acquire(factory, widget.GVR)
 			factory.Start(context.Background())
 			failed := tc.wantT[1]
 			waitUntil(t, "the state is "+failed.String(), func() bool { return informer.Status().State == failed })

@@ -23,11 +23,11 @@ import (
 //
 //	shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')
 //
-// The zero Shard, like Count 1, is every object, and sets no ShardSelector.
+// Count 1 is every object, and sets no ShardSelector.
 type Shard struct {
 	// Index is the shard's number, in [0, Count).
 	Index int
-	// Count is how many shards the objects are split into; 0 counts as 1.
+	// Count is how many shards the objects are split into, at least 1.
 	Count int
 }
 
@@ -63,16 +63,17 @@ func ParseShard(s string) (Shard, error) {
 	if !ok || errIndex != nil || errCount != nil {
 		return Shard{}, fmt.Errorf("generic: shard %q: want index/count, for example 1/3", s)
 	}
-	if n == 0 {
-		return Shard{}, fmt.Errorf("generic: shard %q: count must be at least 1", s)
-	}
 	shard := Shard{Index: i, Count: n}
-	return shard, shard.Validate()
+	return shard, shard.validate()
 }
 
-// Validate returns an error unless 0 <= Index < Count (Count 0 being 1).
-func (s Shard) Validate() error {
-	if s.Count < 0 || s.Index < 0 || s.Index >= s.count() {
+// validate returns an error unless 1 <= Count and 0 <= Index < Count: the
+// shards WithShard, Reshard and ParseShard take.
+func (s Shard) validate() error {
+	if s.Count < 1 {
+		return fmt.Errorf("generic: invalid shard %d/%d: count must be at least 1", s.Index, s.Count)
+	}
+	if s.Index < 0 || s.Index >= s.Count {
 		return fmt.Errorf("generic: invalid shard %d/%d: want 0 <= index < count", s.Index, s.Count)
 	}
 	return nil
@@ -151,9 +152,8 @@ func (s *shardState) selectorLocked(key ShardKey) sharding.Selector {
 	}
 	var reqs []sharding.ShardRangeRequirement
 	for _, shard := range shards {
-		// An invalid shard selects nothing here: the informer's lists
-		// fail with its error (see options.shardProblem).
-		if shard.all() || shard.Validate() != nil {
+		// Shards are validated where they are given.
+		if shard.all() {
 			return nil
 		}
 		reqs = append(reqs, shard.requirement(key))
@@ -197,7 +197,7 @@ func (s *shardState) shard() (current Shard, widened *Shard) {
 // generation that selection has. It changes nothing when that is already
 // the selection.
 func (s *shardState) widen(next Shard) (uint64, error) {
-	if err := next.Validate(); err != nil {
+	if err := next.validate(); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
@@ -215,7 +215,7 @@ func (s *shardState) widen(next Shard) (uint64, error) {
 // narrow selects next alone and returns the generation that selection has.
 // It changes nothing when that is already the selection.
 func (s *shardState) narrow(next Shard) (uint64, error) {
-	if err := next.Validate(); err != nil {
+	if err := next.validate(); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()

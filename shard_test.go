@@ -2,6 +2,7 @@ package generic_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -37,8 +39,8 @@ type replica struct {
 
 func startReplica(t *testing.T, ctx context.Context, server *shardServer, opts ...generic.Option) *replica {
 	t.Helper()
-	r := &replica{factory: generic.NewFactory[*corev1.ConfigMap](server.Source, nil, opts...)}
-	r.informer = r.factory.ForResource(configMapsGVR)
+	r := &replica{factory: newFactory[*corev1.ConfigMap](server.Source, nil, opts...)}
+	r.informer = acquire(r.factory, configMapsGVR)
 	_, err := r.informer.AddEventHandler(cache.TypedResourceEventHandlerDetailedFuncs[*corev1.ConfigMap]{
 		AddFunc: func(cm *corev1.ConfigMap, isInInitialList bool) {
 			if !isInInitialList {
@@ -55,7 +57,7 @@ func startReplica(t *testing.T, ctx context.Context, server *shardServer, opts .
 	}
 	r.factory.Start(ctx)
 	t.Cleanup(r.factory.Shutdown)
-	if err := r.factory.WaitForCacheSyncError(ctx); err != nil {
+	if err := r.factory.WaitForCacheSync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -213,6 +215,11 @@ func TestShardSelectorOnTheWire(t *testing.T) {
 	}
 }
 
+// TestInvalidShardIsAnError is defect 5: an invalid shard or shard key
+// was taken without a word, and the informer stayed Syncing for ever,
+// retrying a list that failed with its error (WithShard(0, 0) was taken as
+// every object). Each must be refused where it is given: by NewFactory, by
+// Acquire for an informer's own, and by NewInformer.
 func TestInvalidShardIsAnError(t *testing.T) {
 	tests := []struct {
 		name string
@@ -220,23 +227,27 @@ func TestInvalidShardIsAnError(t *testing.T) {
 		want string
 	}{
 		{"index = count", []generic.Option{generic.WithShard(2, 2)}, "invalid shard 2/2"},
+		{"index > count", []generic.Option{generic.WithShard(5, 3)}, "invalid shard 5/3"},
 		{"negative index", []generic.Option{generic.WithShard(-1, 2)}, "invalid shard -1/2"},
 		{"negative count", []generic.Option{generic.WithShard(0, -3)}, "invalid shard 0/-3"},
+		{"zero count", []generic.Option{generic.WithShard(0, 0)}, "invalid shard 0/0: count must be at least 1"},
 		{"unknown key", []generic.Option{generic.WithShard(0, 2), generic.WithShardKey("object.metadata.name")}, "unknown ShardKey"},
 	}
+	server := newShardServer(true, false)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			server := newShardServer(true, false)
-			f := generic.NewFactory[*corev1.ConfigMap](server.Source, nil, tt.opts...)
-			informer := f.ForResource(configMapsGVR)
-			f.Start(context.Background())
-			defer f.Shutdown()
-			pollFor(t, "the informer's list fails", func() bool { return informer.Status().LastError != nil })
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			err := f.WaitForCacheSyncError(ctx)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("WaitForCacheSyncError = %v, want an error containing %q", err, tt.want)
+			_, errFactory := generic.NewFactory[*corev1.ConfigMap](server.Source, nil, tt.opts...)
+			factory := newFactory[*corev1.ConfigMap](server.Source, nil)
+			defer factory.Shutdown()
+			_, errAcquire := factory.Acquire(configMapsGVR, tt.opts...)
+			_, errInformer := generic.NewInformer[*corev1.ConfigMap](server.Source(configMapsGVR, "", nil), configMapsGVR, nil, tt.opts...)
+			for name, err := range map[string]error{"NewFactory": errFactory, "Acquire": errAcquire, "NewInformer": errInformer} {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("%s = %v, want an error containing %q", name, err, tt.want)
+				}
+			}
+			if diff := cmp.Diff(map[schema.GroupVersionResource]generic.Status{}, factory.Statuses()); diff != "" {
+				t.Errorf("the refused Acquire left an informer (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -247,8 +258,15 @@ func TestReshardErrors(t *testing.T) {
 	defer cancel()
 	server := newShardServer(true, false)
 	r := startReplica(t, ctx, server, generic.WithShard(0, 2))
-	if err := r.factory.Reshard(ctx, generic.Shard{Index: 3, Count: 3}); err == nil || !strings.Contains(err.Error(), "invalid shard 3/3") {
-		t.Errorf("Reshard(3/3) = %v, want an invalid shard error", err)
+	for _, invalid := range []generic.Shard{{Index: 3, Count: 3}, {Index: 0, Count: 0}, {Index: -1, Count: 2}} {
+		// Refused at once: a context that has ended already would turn a
+		// wait into its error instead.
+		done, cancelDone := context.WithCancel(ctx)
+		cancelDone()
+		err := r.factory.Reshard(done, invalid)
+		if err == nil || !strings.Contains(err.Error(), "invalid shard") || errors.Is(err, context.Canceled) {
+			t.Errorf("Reshard(%d/%d) = %v, want an invalid shard error", invalid.Index, invalid.Count, err)
+		}
 	}
 	if err := r.factory.BeginReshard(ctx, generic.Shard{Index: 0, Count: 3}); err != nil {
 		t.Fatal(err)
@@ -509,12 +527,12 @@ func TestAcquireWithShard(t *testing.T) {
 				factoryShard = *tt.factory
 				factoryOpts = append(factoryOpts, generic.WithShard(factoryShard.Index, factoryShard.Count))
 			}
-			factory := generic.NewFactory[*corev1.ConfigMap](server.Source, nil, factoryOpts...)
+			factory := newFactory[*corev1.ConfigMap](server.Source, nil, factoryOpts...)
 			defer factory.Shutdown()
-			plain := factory.ForResource(configMapsGVR)
-			own := factory.Acquire(configMapsGVR, generic.WithShard(tt.own.Index, tt.own.Count))
+			plain := acquire(factory, configMapsGVR)
+			own := acquire(factory, configMapsGVR, generic.WithShard(tt.own.Index, tt.own.Count))
 			defer own.Release()
-			again := factory.Acquire(configMapsGVR, generic.WithShard(tt.own.Index, tt.own.Count))
+			again := acquire(factory, configMapsGVR, generic.WithShard(tt.own.Index, tt.own.Count))
 			defer again.Release()
 			if again.Informer() != own.Informer() {
 				t.Errorf("a second Acquire of shard %v got another informer", tt.own)
@@ -523,7 +541,7 @@ func TestAcquireWithShard(t *testing.T) {
 				t.Fatalf("the informer given its own shard is the factory's")
 			}
 			factory.Start(ctx)
-			if err := factory.WaitForCacheSyncError(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx); err != nil {
 				t.Fatal(err)
 			}
 			holds := func(shard generic.Shard) map[string]bool {

@@ -57,7 +57,7 @@ func TestGenericListerShim(t *testing.T) {
 
 func TestGenericInformerShim(t *testing.T) {
 	first, _ := podLists(t, true)
-	informer := generic.NewInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil)
+	informer := newInformer[*corev1.Pod](newScriptedListerWatcher(first), podsGVR, nil)
 	shim := generic.NewGenericInformer(informer)
 	if shim.Informer() != informer.Informer() {
 		t.Error("shim.Informer() is not the informer's SharedIndexInformer")

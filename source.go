@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -33,31 +34,54 @@ var ErrNilClient = errors.New("generic: nil client")
 // DynamicSource returns a Source that lists and watches through client, as
 // client-go's dynamicinformer.NewFilteredDynamicInformer does, WatchList
 // semantics included (cache.ToListWatcherWithWatchListSemantics). It
-// delivers *unstructured.Unstructured objects.
+// delivers *unstructured.Unstructured objects. With a nil client (nil, or a
+// nil pointer of a client type, as from a failed dynamic.NewForConfig),
+// every list and watch fails with ErrNilClient.
 func DynamicSource(client dynamic.Interface) Source {
 	return func(gvr schema.GroupVersionResource, namespace string, tweak TweakListOptionsFunc) cache.ListerWatcher {
-		if isNilClient(client) {
+		if client == nil || isNilPointer(client) {
 			return FailingListerWatcher(ErrNilClient)
 		}
 		resource := client.Resource(gvr).Namespace(namespace)
-		return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
-				applyTweak(tweak, &options)
-				return resource.List(ctx, options)
-			},
-			WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-				applyTweak(tweak, &options)
-				return resource.Watch(ctx, options)
-			},
-		}, client)
+		return clientListWatch(resource.List, resource.Watch, tweak, client)
 	}
 }
 
-// isNilClient reports whether client is nil, also as a nil pointer in the
-// interface (a *dynamic.DynamicClient from a failed dynamic.NewForConfig),
-// which would panic at the first list.
-func isNilClient(client dynamic.Interface) bool {
-	return client == nil || isNilPointer(client)
+// MetadataSource returns a Source that lists and watches through client, as
+// client-go's metadatainformer.NewFilteredMetadataInformer does, WatchList
+// semantics included (falling back to list and watch for clients that
+// cannot stream, such as client-go's fake metadata client). It delivers
+// *metav1.PartialObjectMetadata objects, so informers fed by it need no
+// Converter. With a nil client, every list and watch fails with
+// ErrNilClient.
+func MetadataSource(client metadata.Interface) Source {
+	return func(gvr schema.GroupVersionResource, namespace string, tweak TweakListOptionsFunc) cache.ListerWatcher {
+		if client == nil || isNilPointer(client) {
+			return FailingListerWatcher(ErrNilClient)
+		}
+		resource := client.Resource(gvr).Namespace(namespace)
+		return clientListWatch(resource.List, resource.Watch, tweak, client)
+	}
+}
+
+// clientListWatch is the ListerWatcher of a client's resource, its list
+// and watch, with tweak applied to every request, and the WatchList
+// semantics the client supports.
+func clientListWatch[L runtime.Object](list func(context.Context, metav1.ListOptions) (L, error), watchFunc cache.WatchFuncWithContext, tweak TweakListOptionsFunc, client any) cache.ListerWatcher {
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+			applyTweak(tweak, &options)
+			l, err := list(ctx, options)
+			if err != nil {
+				return nil, err
+			}
+			return l, nil
+		},
+		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			applyTweak(tweak, &options)
+			return watchFunc(ctx, options)
+		},
+	}, client)
 }
 
 // FailingListerWatcher returns a ListerWatcher whose every list and watch

@@ -27,7 +27,9 @@ import (
 // Syncing, whose "cache filled" (the informer's HasSynced turning true)
 // then leads to Synced. "list 404": the server answered a list 404 Not
 // Found; with WithStopWhenNotServed that is "stopped" instead. "403": a list
-// or watch answered 403 Forbidden. "stopped": the informer's Run returned,
+// or watch answered 403 Forbidden. "stopped": the informer's Run has
+// stopped its shared informer (its cache changes no more and its handlers
+// are done; the rest of Run, its watches' goroutines, ends right after),
 // whoever ran it (a Factory, or a caller of Informer().Run), or it stopped
 // for good. A watch that fails, even with 404, changes no State: the
 // reflector relists, and the relist's answer decides.

@@ -11,7 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/meta/testrestmapper"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,7 +22,6 @@ import (
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/fixtures"
 	"github.com/generic-informers/generic/typed"
-	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
 
 // Fake is a fake cluster for one test: client-go's fake dynamic client,
@@ -55,7 +53,7 @@ type Fake struct {
 
 	mu           sync.Mutex
 	typed        *typed.Factory
-	unstructured *genericunstructured.Factory
+	unstructured *generic.Factory[*unstructured.Unstructured]
 	clientset    *kubefake.Clientset
 }
 
@@ -213,7 +211,7 @@ func (f *Fake) factoryOptions() []generic.Option {
 		generic.WithErrorHandler(f.errs.record),
 	}
 	if selector != "" {
-		opts = append(opts, generic.WithTweakListOptions(tweakSelector(selector)))
+		opts = append(opts, generic.WithLabelSelector(selector))
 	}
 	return append(opts, f.settings.factory...)
 }
@@ -238,11 +236,15 @@ func (f *Fake) clientOf(factory factoryName) *factoryClient {
 }
 
 // unstructuredFactory returns the Fake's unstructured factory.
-func (f *Fake) unstructuredFactory() *genericunstructured.Factory {
+func (f *Fake) unstructuredFactory() *generic.Factory[*unstructured.Unstructured] {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.unstructured == nil {
-		f.unstructured = genericunstructured.NewFactory(f.clientOf(unstructuredFactoryName), f.factoryOptions()...)
+		factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(f.clientOf(unstructuredFactoryName)), nil, f.factoryOptions()...)
+		if err != nil {
+			f.t.Fatalf("generictest: %v", err)
+		}
+		f.unstructured = factory
 	}
 	return f.unstructured
 }
@@ -365,10 +367,6 @@ func (f *Fake) waitWatchingWithin(ctx context.Context, bound time.Duration) {
 			return
 		}
 	}
-}
-
-func tweakSelector(selector string) generic.TweakListOptionsFunc {
-	return func(options *metav1.ListOptions) { options.LabelSelector = selector }
 }
 
 // watchKeyOf names the watch of an informer of gvr, of the typed factory

@@ -69,7 +69,7 @@ func (i *Informer[T]) WaitForDelete(ctx context.Context, obj T) error {
 // returns is lost to it: the fake client sends a watch no delete made
 // before the watch opened); it fails the test if T has no resource or the
 // informer does not sync and watch.
-func NewInformer[T generic.Object](f *Fake, opts ...typed.InformerOption) *Informer[T] {
+func NewInformer[T generic.Object](f *Fake, opts ...generic.Option) *Informer[T] {
 	f.t.Helper()
 	factory := f.typedFactory()
 	informer, err := typed.InformerFor[T](factory, opts...)
@@ -78,7 +78,7 @@ func NewInformer[T generic.Object](f *Fake, opts ...typed.InformerOption) *Infor
 	}
 	f.checkResource(informer.GroupVersionResource())
 	i := wrap(f, informer, true)
-	f.sync(factory.Start, factory.WaitForCacheSyncError)
+	f.sync(factory.Start, factory.WaitForCacheSync)
 	return i
 }
 
@@ -88,8 +88,12 @@ func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource) *Informer
 	f.t.Helper()
 	f.checkResource(gvr)
 	factory := f.unstructuredFactory()
-	i := wrap(f, factory.ForResource(gvr), false)
-	f.sync(factory.Start, factory.WaitForCacheSyncError)
+	informer, err := factory.Acquire(gvr)
+	if err != nil {
+		f.t.Fatalf("generictest: %v", err)
+	}
+	i := wrap(f, generic.Informer[*unstructured.Unstructured](informer), false)
+	f.sync(factory.Start, factory.WaitForCacheSync)
 	return i
 }
 

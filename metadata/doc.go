@@ -25,10 +25,11 @@
 //	factory.WaitForCacheSync(ctx.Done())
 //	obj, err := pods.Lister().ByNamespace("default").Get("web-0") // a *metav1.PartialObjectMetadata
 //
-// Under the names, every informer is a generic.Informer of
-// *metav1.PartialObjectMetadata from a generic.Factory: NewFactory returns
-// that factory for code that wants the typed API (typed event handlers with
-// tombstones unwrapped, typed indexers, ByIndex, no type assertions).
+// Under the names, the factories are generic.GenericInformerFactory values
+// over a generic.Factory of *metav1.PartialObjectMetadata. Code that wants
+// the typed API (typed event handlers with tombstones unwrapped, typed
+// indexers, ByIndex, no type assertions, one Handle per hold) asks the one
+// factory for the informer instead: typed.MetadataFor.
 //
 // Objects read from an informer's cache are shared and read-only: DeepCopy
 // one before changing it.

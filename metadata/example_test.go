@@ -1,7 +1,6 @@
 package metadata_test
 
 import (
-	"context"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,24 +42,4 @@ func ExampleNewSharedInformerFactory() {
 	}
 	fmt.Println(obj.(*metav1.PartialObjectMetadata).GetName())
 	// Output: web-0
-}
-
-// The same informers through the generic API: typed handlers and listers of
-// *metav1.PartialObjectMetadata, ByIndex included.
-func ExampleNewFactory() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	factory := metadatainformer.NewFactory(exampleClient())
-	defer factory.Shutdown()
-	informer := factory.ForResource(pods)
-	factory.Start(ctx)
-	factory.WaitForCacheSync(ctx)
-
-	pod, err := informer.Lister().Namespace("default").Get("web-0") // *metav1.PartialObjectMetadata
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(pod.Kind, pod.Name, pod.Labels["app"])
-	// Output: Pod web-0 web
 }

@@ -6,10 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/generic-informers/generic"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/metadata"
 	metadatafake "k8s.io/client-go/metadata/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -80,4 +82,26 @@ func keys[T any](objs []T) []string {
 	}
 	slices.Sort(ret)
 	return ret
+}
+
+// newTypedFactory returns the generic core's factory over client
+// (generic.MetadataSource), shut down with the test.
+func newTypedFactory(t *testing.T, client metadata.Interface) *generic.Factory[*metav1.PartialObjectMetadata] {
+	t.Helper()
+	factory, err := generic.NewFactory[*metav1.PartialObjectMetadata](generic.MetadataSource(client), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(factory.Shutdown)
+	return factory
+}
+
+// acquire is factory.Acquire, failing the test on an error.
+func acquire(t *testing.T, factory *generic.Factory[*metav1.PartialObjectMetadata], gvr schema.GroupVersionResource) generic.Handle[*metav1.PartialObjectMetadata] {
+	t.Helper()
+	handle, err := factory.Acquire(gvr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return handle
 }

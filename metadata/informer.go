@@ -1,12 +1,10 @@
 package metadata
 
 import (
-	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
@@ -16,9 +14,10 @@ import (
 
 // SharedInformerFactory provides access to a shared informer and lister for
 // the metadata client: client-go's metadatainformer.SharedInformerFactory.
-// The factories of this package are safe for concurrent use. As with
-// client-go's, an informer asked for after Start runs at the next Start
-// (generic.WithDeferredStart).
+// The factories of this package are generic.GenericInformerFactory values,
+// which also implement generic.Releaser and StartWithContext, and are safe
+// for concurrent use. As with client-go's, an informer asked for after
+// Start runs at the next Start.
 type SharedInformerFactory interface {
 	// Start initializes all requested informers. They are handled in goroutines
 	// which run until the stop channel gets closed.
@@ -52,7 +51,12 @@ type TweakListOptionsFunc = generic.TweakListOptionsFunc
 // SharedInformerOption defines the functional option type for the factory
 // of NewSharedInformerFactoryWithOptions: client-go's
 // metadatainformer.SharedInformerOption. WithTransform makes one.
-type SharedInformerOption func(*metadataSharedInformerFactory) *metadataSharedInformerFactory
+type SharedInformerOption func(*sharedInformerOptions) *sharedInformerOptions
+
+// sharedInformerOptions is what SharedInformerOptions set.
+type sharedInformerOptions struct {
+	transform cache.TransformFunc
+}
 
 // WithTransform sets a transform on all informers, as client-go's
 // metadatainformer.WithTransform does. It is generic.WithTransform: the
@@ -60,23 +64,10 @@ type SharedInformerOption func(*metadataSharedInformerFactory) *metadataSharedIn
 // not a non-nil *metav1.PartialObjectMetadata is reported and the object
 // stored untransformed, where client-go would store it as it is.
 func WithTransform(transform cache.TransformFunc) SharedInformerOption {
-	return func(factory *metadataSharedInformerFactory) *metadataSharedInformerFactory {
-		factory.transform = transform
-		return factory
+	return func(o *sharedInformerOptions) *sharedInformerOptions {
+		o.transform = transform
+		return o
 	}
-}
-
-// Factory is the generic core's factory of *metav1.PartialObjectMetadata
-// informers; NewFactory makes one fed by a metadata client.
-type Factory = generic.Factory[*metav1.PartialObjectMetadata]
-
-// NewFactory returns a generic.Factory of *metav1.PartialObjectMetadata
-// informers fed by client (through MetadataSource), with the namespace
-// index, for code that wants the typed API rather than
-// informers.GenericInformer. See generic.NewFactory for the Options and for
-// what a nil client does.
-func NewFactory(client metadata.Interface, opts ...generic.Option) *Factory {
-	return generic.NewFactory[*metav1.PartialObjectMetadata](MetadataSource(client), nil, opts...)
 }
 
 // NewSharedInformerFactory constructs a new instance of SharedInformerFactory
@@ -90,12 +81,7 @@ func NewSharedInformerFactory(client metadata.Interface, defaultResync time.Dura
 // SharedInformerFactory. Listers obtained via this factory will be subject to
 // the same filters as specified here.
 func NewFilteredSharedInformerFactory(client metadata.Interface, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc) SharedInformerFactory {
-	return &metadataSharedInformerFactory{factory: NewFactory(client,
-		generic.WithDeferredStart(),
-		generic.WithResyncPeriod(defaultResync),
-		generic.WithNamespace(namespace),
-		generic.WithTweakListOptions(tweakListOptions),
-	)}
+	return generic.NewGenericInformerFactory[*metav1.PartialObjectMetadata](generic.MetadataSource(client), defaultResync, namespace, tweakListOptions, nil)
 }
 
 // NewSharedInformerFactoryWithOptions constructs a new instance of
@@ -103,21 +89,16 @@ func NewFilteredSharedInformerFactory(client metadata.Interface, defaultResync t
 // client-go's metadatainformer.NewSharedInformerFactoryWithOptions does. Nil
 // options are ignored.
 func NewSharedInformerFactoryWithOptions(client metadata.Interface, defaultResync time.Duration, options ...SharedInformerOption) SharedInformerFactory {
-	f := &metadataSharedInformerFactory{}
+	o := &sharedInformerOptions{}
 	for _, opt := range options {
 		if opt == nil {
 			continue
 		}
-		if next := opt(f); next != nil {
-			f = next
+		if next := opt(o); next != nil {
+			o = next
 		}
 	}
-	f.factory = NewFactory(client,
-		generic.WithDeferredStart(),
-		generic.WithResyncPeriod(defaultResync),
-		generic.WithTransform(f.transform),
-	)
-	return f
+	return generic.NewGenericInformerFactory[*metav1.PartialObjectMetadata](generic.MetadataSource(client), defaultResync, metav1.NamespaceAll, nil, o.transform)
 }
 
 // NewFilteredMetadataInformer constructs a new informer for a metadata type,
@@ -126,95 +107,11 @@ func NewSharedInformerFactoryWithOptions(client metadata.Interface, defaultResyn
 // Its Lister() is a shim over a generic.Lister of
 // *metav1.PartialObjectMetadata.
 func NewFilteredMetadataInformer(client metadata.Interface, gvr schema.GroupVersionResource, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions TweakListOptionsFunc) informers.GenericInformer {
-	lw := MetadataSource(client)(gvr, namespace, tweakListOptions)
-	informer := generic.NewInformer[*metav1.PartialObjectMetadata](lw, gvr, nil,
+	lw := generic.MetadataSource(client)(gvr, namespace, tweakListOptions)
+	// These options cannot be invalid.
+	informer, _ := generic.NewInformer[*metav1.PartialObjectMetadata](lw, gvr, nil,
 		generic.WithResyncPeriod(resyncPeriod),
 		generic.WithIndexers(indexers),
 	)
 	return generic.NewGenericInformer(informer)
-}
-
-// Releaser is implemented by the factories NewSharedInformerFactory,
-// NewFilteredSharedInformerFactory and NewSharedInformerFactoryWithOptions
-// return: an extension of client-go's SharedInformerFactory, which cannot
-// stop one informer without stopping them all. Release drops one hold on the
-// informer of gvr (each ForResource call is one); when the last is dropped
-// the informer stops, its goroutines end, and Release returns true; a later
-// ForResource makes a fresh informer. It returns false for a gvr with no
-// informer. It is generic.Factory.Release.
-//
-//	factory.(metadata.Releaser).Release(gvr)
-//
-// The *Factory of NewFactory has Release as a method, no assertion needed.
-type Releaser interface {
-	Release(gvr schema.GroupVersionResource) bool
-}
-
-// metadataSharedInformerFactory is client-go's SharedInformerFactory over a
-// generic Factory. transform is WithTransform's, read once when the Factory
-// is made.
-type metadataSharedInformerFactory struct {
-	factory   *Factory
-	transform cache.TransformFunc
-}
-
-var (
-	_ SharedInformerFactory = &metadataSharedInformerFactory{}
-	_ Releaser              = &metadataSharedInformerFactory{}
-)
-
-func (f *metadataSharedInformerFactory) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
-	return generic.NewGenericInformer(f.factory.ForResource(gvr))
-}
-
-func (f *metadataSharedInformerFactory) Start(stopCh <-chan struct{}) {
-	f.factory.Start(wait.ContextForChannel(stopCh))
-}
-
-// StartWithContext starts the informers not yet started until ctx ends, as
-// the method of the same name of client-go's factory does.
-func (f *metadataSharedInformerFactory) StartWithContext(ctx context.Context) {
-	f.factory.Start(ctx)
-}
-
-// WaitForCacheSync checks the started informers at once and then every
-// 100 ms, as client-go's factory does (cache.WaitForCacheSync), until each
-// has synced or stopped, or stopCh is closed; the map says which synced.
-//
-// Unlike generic.Factory.WaitForCacheSync, which returns the moment the
-// caches sync, it keeps client-go's timing, because code written against
-// client-go relies on it: client-go's own tests, for one, change objects
-// through the fake metadata client right after the wait, and the fake drops
-// the events of changes made between an informer's list and its watch.
-func (f *metadataSharedInformerFactory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
-	_ = wait.PollUntilContextCancel(wait.ContextForChannel(stopCh), syncedPollPeriod, true,
-		func(context.Context) (bool, error) { return f.allSyncedOrStopped(), nil })
-	return f.syncedNow()
-}
-
-// syncedPollPeriod is client-go's (tools/cache syncedPollPeriod).
-const syncedPollPeriod = 100 * time.Millisecond
-
-// syncedNow reports, without waiting, whether each started informer has
-// synced.
-func (f *metadataSharedInformerFactory) syncedNow() map[schema.GroupVersionResource]bool {
-	ended, cancel := context.WithCancel(context.Background())
-	cancel()
-	return f.factory.WaitForCacheSync(ended)
-}
-
-func (f *metadataSharedInformerFactory) allSyncedOrStopped() bool {
-	statuses := f.factory.Statuses()
-	for gvr, synced := range f.syncedNow() {
-		if !synced && statuses[gvr].State != generic.Stopped {
-			return false
-		}
-	}
-	return true
-}
-
-func (f *metadataSharedInformerFactory) Shutdown() { f.factory.Shutdown() }
-
-func (f *metadataSharedInformerFactory) Release(gvr schema.GroupVersionResource) bool {
-	return f.factory.Release(gvr)
 }

@@ -25,16 +25,15 @@ import (
 )
 
 // TestFactoryListers reads, through the typed API, what a factory fed by the
-// fake metadata client cached.
+// fake metadata client (generic.MetadataSource) cached.
 func TestFactoryListers(t *testing.T) {
-	factory := metadata.NewFactory(newClient(t, seed()...))
-	defer factory.Shutdown()
-	pods := factory.ForResource(podsGVR)
-	namespaces := factory.ForResource(namespacesGVR)
+	factory := newTypedFactory(t, newClient(t, seed()...))
+	pods := acquire(t, factory, podsGVR)
+	namespaces := acquire(t, factory, namespacesGVR)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSyncError(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -168,9 +167,8 @@ func TestTypedHandlerEvents(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			client := newClient(t, seed()...)
-			factory := metadata.NewFactory(client)
-			defer factory.Shutdown()
-			pods := factory.ForResource(podsGVR)
+			factory := newTypedFactory(t, client)
+			pods := acquire(t, factory, podsGVR)
 			events := make(recorder, 10)
 			if _, err := pods.AddEventHandler(events); err != nil {
 				t.Fatal(err)
@@ -178,7 +176,7 @@ func TestTypedHandlerEvents(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			factory.Start(ctx)
-			if err := factory.WaitForCacheSyncError(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx); err != nil {
 				t.Fatal(err)
 			}
 			waitForWatch(t, client, podsGVR)
@@ -426,7 +424,7 @@ func TestDropInRelease(t *testing.T) {
 	defer factory.Shutdown()
 	first := factory.ForResource(podsGVR)
 	factory.Start(make(chan struct{}))
-	releaser, ok := factory.(metadata.Releaser)
+	releaser, ok := factory.(generic.Releaser)
 	if !ok {
 		t.Fatal("the factory is not a Releaser")
 	}
@@ -459,7 +457,7 @@ func TestNilClient(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lw := cache.ToListerWatcherWithContext(metadata.MetadataSource(tc.client)(podsGVR, metav1.NamespaceAll, nil))
+			lw := cache.ToListerWatcherWithContext(generic.MetadataSource(tc.client)(podsGVR, metav1.NamespaceAll, nil))
 			if _, err := lw.ListWithContext(context.Background(), metav1.ListOptions{}); !errors.Is(err, generic.ErrNilClient) {
 				t.Errorf("List error %v, want %v", err, generic.ErrNilClient)
 			}
@@ -480,11 +478,11 @@ func TestNilClient(t *testing.T) {
 	}
 }
 
-// TestMetadataSourceTweak: the tweak reaches every list and watch request,
+// TestMetadataSourceTweak: the tweak of generic.MetadataSource reaches every list and watch request,
 // in the namespace asked for.
 func TestMetadataSourceTweak(t *testing.T) {
 	client := newClient(t, seed()...)
-	lw := cache.ToListerWatcherWithContext(metadata.MetadataSource(client)(podsGVR, "team-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=web" }))
+	lw := cache.ToListerWatcherWithContext(generic.MetadataSource(client)(podsGVR, "team-a", func(o *metav1.ListOptions) { o.LabelSelector = "app=web" }))
 	list, err := lw.ListWithContext(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@
 //
 //	metrics := genericprometheus.New()
 //	registry.MustRegister(metrics) // or controller-runtime's metrics.Registry
-//	factory := generic.NewFactory(source, convert, generic.WithMetricsProvider(metrics))
+//	factory, err := typed.NewFactory(config, scheme.Scheme, generic.WithMetricsProvider(metrics))
 //
 // It is built on github.com/prometheus/client_golang rather than
 // k8s.io/component-base/metrics: a controller's metrics end up in a

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -86,13 +87,22 @@ func TestScrape(t *testing.T) {
 	metrics := genericprometheus.New()
 	registry := prometheus.NewPedanticRegistry()
 	registry.MustRegister(metrics)
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithMetricsProvider(metrics))
+	factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithMetricsProvider(metrics))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer factory.Shutdown()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	inA := factory.Acquire(configMaps, generic.WithNamespace("a"))
-	inB := factory.Acquire(configMaps, generic.WithNamespace("b"))
+	inA, err := factory.Acquire(configMaps, generic.WithNamespace("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inB, err := factory.Acquire(configMaps, generic.WithNamespace("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := make(chan string, 100)
 	for _, informer := range []generic.Handle[*unstructured.Unstructured]{inA, inB} {
 		_, err := informer.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*unstructured.Unstructured]{
@@ -105,7 +115,7 @@ func TestScrape(t *testing.T) {
 		}
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSyncError(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, seen, "add one", "add two", "add three")
@@ -163,13 +173,23 @@ func TestScrape(t *testing.T) {
 		t.Errorf("scrape (-want +got):\n%s", diff)
 	}
 
+	// Release does not wait: an informer's series go when its Run ends,
+	// soon after.
 	inA.Release()
-	if got := scrape(t, registry)[series("generic_informer_objects")]; got != 1 {
-		t.Errorf("objects after one release: %v, want 1 (namespace b's): %v", got, scrape(t, registry))
+	var got1 map[string]float64
+	if err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) {
+		got1 = scrape(t, registry)
+		return got1[series("generic_informer_objects")] == 1, nil
+	}); err != nil {
+		t.Errorf("objects after one release: %v, want 1 (namespace b's): %v", got1[series("generic_informer_objects")], got1)
 	}
 	inB.Release()
-	if got := scrape(t, registry); len(got) != 0 {
-		t.Errorf("series left after the last release: %v", slices.Sorted(mapKeys(got)))
+	var left map[string]float64
+	if err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) {
+		left = scrape(t, registry)
+		return len(left) == 0, nil
+	}); err != nil {
+		t.Errorf("series left after the last release: %v", slices.Sorted(mapKeys(left)))
 	}
 }
 
@@ -255,11 +275,20 @@ func ExampleNew() {
 	registry.MustRegister(metrics)
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{configMaps: "ConfigMapList"}, configMap("default", "settings"))
-	factory := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithMetricsProvider(metrics))
+	factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithMetricsProvider(metrics))
+	if err != nil {
+		panic(err)
+	}
 	defer factory.Shutdown()
-	factory.ForResource(configMaps)
+	informer, err := factory.Acquire(configMaps)
+	if err != nil {
+		panic(err)
+	}
+	defer informer.Release()
 	factory.Start(context.Background())
-	factory.WaitForCacheSync(context.Background())
+	if err := factory.WaitForCacheSync(context.Background()); err != nil {
+		panic(err)
+	}
 
 	families, _ := registry.Gather()
 	for _, family := range families {

@@ -56,7 +56,9 @@ func ExampleInformerFor() {
 		panic(err)
 	}
 	factory.Start(ctx)
-	factory.WaitForCacheSync(ctx)
+	if err := factory.WaitForCacheSync(ctx); err != nil {
+		panic(err)
+	}
 
 	pod, err := pods.Lister().Namespace("default").Get("web-0") // a *corev1.Pod: no cast
 	if err != nil {

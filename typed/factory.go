@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,7 +30,7 @@ import (
 // concurrent use.
 //
 // Under it, each Go type T has a generic.Factory[T]; the Options given to
-// NewFactory apply to all of them.
+// NewFactory apply to all of them, and they share one shard.
 type Factory struct {
 	scheme  *runtime.Scheme
 	codecs  serializer.CodecFactory
@@ -45,9 +47,6 @@ type Factory struct {
 	// scopes records, for every resource handed out, whether it is
 	// cluster-scoped.
 	scopes map[schema.GroupVersionResource]meta.RESTScopeName
-	// resources records the resource each informer of a factoryKey was
-	// handed out for, so that Release needs no RESTMapper.
-	resources map[factoryKey]schema.GroupVersionResource
 	// metadata is the client made from Config for MetadataFor, on first
 	// use.
 	metadata clientmetadata.Interface
@@ -61,17 +60,18 @@ type Factory struct {
 	// generic.Factory of a kind asked for later starts.
 	startCtx     context.Context
 	shuttingDown bool
-	// shard holds the shard all the generic.Factory[T] share (the
-	// WithShard among opts); it makes no informers.
-	shard *generic.Factory[*metav1.PartialObjectMetadata]
+	// shard is the shard of every generic.Factory[T], and widened the one a
+	// reshard under way widens it to (nil if none): a generic.Factory[T]
+	// made later starts where the others are.
+	shard   generic.Shard
+	widened *generic.Shard
 }
 
 // lifecycle is what the Factory does with each generic.Factory[T],
 // whatever T.
 type lifecycle interface {
 	Start(ctx context.Context)
-	WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool
-	WaitForCacheSyncError(ctx context.Context) error
+	WaitForCacheSync(ctx context.Context) error
 	Statuses() map[schema.GroupVersionResource]generic.Status
 	Shutdown()
 	BeginReshard(ctx context.Context, next generic.Shard) error
@@ -98,7 +98,8 @@ type restClientKey struct {
 // registered in scheme. The Options (generic.WithNamespace,
 // generic.WithResyncPeriod, ...) apply to every informer.
 //
-// It fails on a nil config or scheme, or a config that cannot make a client.
+// It fails on a nil config or scheme, a config that cannot make a client,
+// or an invalid Option.
 func NewFactory(config *rest.Config, scheme *runtime.Scheme, opts ...generic.Option) (*Factory, error) {
 	if config == nil {
 		return nil, errors.New("typed: nil rest.Config")
@@ -112,14 +113,20 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	if scheme == nil {
 		return nil, errors.New("typed: nil scheme")
 	}
+	// The Options are checked, and their shard read, by a factory of no
+	// informers, made for that alone: Options are opaque outside package
+	// generic.
+	checked, err := generic.NewFactory[*metav1.PartialObjectMetadata](nil, nil, opts...)
+	if err != nil {
+		return nil, err
+	}
+	shard, _ := checked.Shard()
 	resolved, kinds, err := clients.resolve()
 	if err != nil {
 		return nil, err
 	}
-	// One shard state for every kind, unless opts give one of their own.
-	opts = append([]generic.Option{generic.WithShard(0, 1)}, opts...)
 	return &Factory{
-		shard:       generic.NewFactory[*metav1.PartialObjectMetadata](nil, nil, opts...),
+		shard:       shard,
 		scheme:      scheme,
 		interner:    newInterner(!resolved.UnstructuredNoSharing),
 		codecs:      serializer.NewCodecFactory(scheme),
@@ -129,7 +136,6 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 		byType:      map[factoryKey]lifecycle{},
 		restClients: map[restClientKey]rest.Interface{},
 		scopes:      map[schema.GroupVersionResource]meta.RESTScopeName{},
-		resources:   map[factoryKey]schema.GroupVersionResource{},
 	}, nil
 }
 
@@ -149,16 +155,39 @@ func (f *Factory) Start(ctx context.Context) {
 }
 
 // WaitForCacheSync waits until every started informer has synced or ctx
-// ends, and reports for each started informer whether it synced. It returns
-// as soon as ctx ends.
-func (f *Factory) WaitForCacheSync(ctx context.Context) map[schema.GroupVersionResource]bool {
-	synced := map[schema.GroupVersionResource]bool{}
+// ends; it returns nil, or a *generic.SyncError naming each resource that
+// did not sync and why (see generic.Factory.WaitForCacheSync).
+func (f *Factory) WaitForCacheSync(ctx context.Context) error {
+	var unsynced []generic.Status
+	var ctxErr error
 	for _, l := range f.lifecycles() {
-		for gvr, ok := range l.WaitForCacheSync(ctx) {
-			synced[gvr] = ok
+		var syncErr *generic.SyncError
+		if err := l.WaitForCacheSync(ctx); errors.As(err, &syncErr) {
+			unsynced = append(unsynced, syncErr.Unsynced...)
+			ctxErr = syncErr.Err
 		}
 	}
-	return synced
+	if len(unsynced) == 0 {
+		return nil
+	}
+	slices.SortFunc(unsynced, func(a, b generic.Status) int { return strings.Compare(a.GVR.String(), b.GVR.String()) })
+	return &generic.SyncError{Unsynced: unsynced, Err: ctxErr}
+}
+
+// Statuses reports the Status of every informer of the factory, keyed by
+// resource. A resource with several informers (typed, unstructured and
+// metadata-only ones, or several selections) reports one that is not
+// Synced, if any, so that a problem is never hidden behind a synced twin.
+func (f *Factory) Statuses() map[schema.GroupVersionResource]generic.Status {
+	statuses := map[schema.GroupVersionResource]generic.Status{}
+	for _, l := range f.lifecycles() {
+		for gvr, status := range l.Statuses() {
+			if seen, ok := statuses[gvr]; !ok || seen.State == generic.Synced {
+				statuses[gvr] = status
+			}
+		}
+	}
+	return statuses
 }
 
 // Shutdown stops every informer and returns when all their goroutines have
@@ -175,16 +204,19 @@ func (f *Factory) Shutdown() {
 // Shard returns the factory's shard (see generic.WithShard), and the one a
 // reshard under way widens it to (nil if none).
 func (f *Factory) Shard() (current generic.Shard, next *generic.Shard) {
-	return f.shard.Shard()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.shard, f.widened
 }
 
 // BeginReshard is generic.Factory.BeginReshard for every kind of the
 // factory: it returns once every informer it started holds the union of
 // its shard and next.
 func (f *Factory) BeginReshard(ctx context.Context, next generic.Shard) error {
-	if err := f.shard.BeginReshard(ctx, next); err != nil {
-		return err
-	}
+	f.mu.Lock()
+	widened := next
+	f.widened = &widened
+	f.mu.Unlock()
 	for _, l := range f.lifecycles() {
 		if err := l.BeginReshard(ctx, next); err != nil {
 			return err
@@ -199,9 +231,9 @@ func (f *Factory) Reshard(ctx context.Context, next generic.Shard) error {
 	if err := f.BeginReshard(ctx, next); err != nil {
 		return err
 	}
-	if err := f.shard.Reshard(ctx, next); err != nil {
-		return err
-	}
+	f.mu.Lock()
+	f.shard, f.widened = next, nil
+	f.mu.Unlock()
 	for _, l := range f.lifecycles() {
 		if err := l.Reshard(ctx, next); err != nil {
 			return err
@@ -220,9 +252,9 @@ func (f *Factory) lifecycles() []lifecycle {
 	return all
 }
 
-// factoryFor returns the generic.Factory under key, making it with
-// newFactory on first use. f.mu must be held.
-func factoryFor[T generic.Object](f *Factory, key factoryKey, newFactory func() *generic.Factory[T]) (*generic.Factory[T], error) {
+// factoryFor returns the generic.Factory under key, making it on first use
+// over source with convert, at the factory's shard; f.mu must be held.
+func factoryFor[T generic.Object](f *Factory, key factoryKey, source generic.Source, convert generic.Converter[T]) (*generic.Factory[T], error) {
 	if l, ok := f.byType[key]; ok {
 		gf, ok := l.(*generic.Factory[T])
 		if !ok {
@@ -230,7 +262,19 @@ func factoryFor[T generic.Object](f *Factory, key factoryKey, newFactory func() 
 		}
 		return gf, nil
 	}
-	gf := newFactory()
+	// The source is called from Acquire, not under f.mu: clusterScoped
+	// locks it.
+	source = ignoreNamespaceWhenClusterScoped(source, f.clusterScoped)
+	gf, err := generic.NewFactory(source, convert, append(slices.Clip(f.opts), generic.WithShard(f.shard.Index, f.shard.Count))...)
+	if err != nil {
+		return nil, err // NewFactory checked the Options: it cannot happen
+	}
+	if f.widened != nil {
+		// With no informers yet, this returns at once.
+		if err := gf.BeginReshard(context.Background(), *f.widened); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case f.shuttingDown:
 		gf.Shutdown()

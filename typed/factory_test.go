@@ -62,7 +62,7 @@ func newFactory(t *testing.T, opts ...generic.Option) *typed.Factory {
 	return factory
 }
 
-func mustInformer[T generic.Object](t *testing.T, factory *typed.Factory, opts ...typed.InformerOption) generic.Informer[T] {
+func mustInformer[T generic.Object](t *testing.T, factory *typed.Factory, opts ...generic.Option) generic.Informer[T] {
 	t.Helper()
 	informer, err := typed.InformerFor[T](factory, opts...)
 	if err != nil {
@@ -76,10 +76,8 @@ func startAndSync(t *testing.T, factory *typed.Factory) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	factory.Start(context.Background())
-	for gvr, ok := range factory.WaitForCacheSync(ctx) {
-		if !ok {
-			t.Fatalf("%v did not sync", gvr)
-		}
+	if err := factory.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -164,19 +162,6 @@ func TestInformerForTypedReads(t *testing.T) {
 	}
 }
 
-func TestInformerForWithResource(t *testing.T) {
-	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: newFactoryClient(t)}, widget.NewScheme())
-	check(t, err)
-	t.Cleanup(factory.Shutdown)
-	widgets := mustInformer[*widget.Widget](t, factory, typed.WithResource(widget.GVR, meta.RESTScopeNamespace))
-	startAndSync(t, factory)
-	list, err := widgets.Lister().List(labels.Everything())
-	check(t, err)
-	if diff := cmp.Diff([]string{"team-a/large", "team-a/small", "team-b/small"}, names(list)); diff != "" {
-		t.Errorf("cached (-want +got):\n%s", diff)
-	}
-}
-
 func newFactoryClient(t *testing.T) *dynamicfake.FakeDynamicClient {
 	objs, err := fixtures.Load("../testdata/widgets.yaml")
 	check(t, err)
@@ -234,7 +219,7 @@ func TestBadInput(t *testing.T) {
 			_, err := typed.InformerFor[*corev1.ConfigMap](newFactory(t))
 			return err
 		}},
-		{name: "no RESTMapper and no WithResource", wantErr: "use WithResource", try: func() error {
+		{name: "no RESTMapper", wantErr: "set Clients.RESTMapper or Clients.Config", try: func() error {
 			factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client}, widget.NewScheme())
 			check(t, err)
 			_, err = typed.InformerFor[*widget.Widget](factory)
@@ -289,9 +274,6 @@ func TestBrokenRESTMapper(t *testing.T) {
 			defer factory.Shutdown()
 			if _, err := typed.InformerFor[*corev1.Pod](factory); err == nil || !strings.Contains(err.Error(), "no resource or no scope") {
 				t.Errorf("InformerFor error = %v, want one saying the RESTMapper gave no resource or scope", err)
-			}
-			if typed.Release[*corev1.Pod](factory) {
-				t.Error("Release returned true for an informer never made")
 			}
 		})
 	}

@@ -11,7 +11,6 @@ import (
 	clientmetadata "k8s.io/client-go/metadata"
 
 	"github.com/generic-informers/generic"
-	"github.com/generic-informers/generic/metadata"
 )
 
 // UnstructuredFor returns a Handle on the shared informer of gvr whose
@@ -24,12 +23,16 @@ import (
 // Statuses and one Shutdown serve them all. Every call for the same gvr
 // shares one informer; each is one hold, which the Handle's Release drops.
 // The factory's namespace is not applied to a resource the RESTMapper (or
-// discovery) says is cluster-scoped. Of opts, WithOptions applies;
-// WithResource has nothing to do here.
+// discovery) says is cluster-scoped. opts are as InformerFor's.
 //
-// It fails, without side effects, on a nil factory or when there is no
-// dynamic client to be had.
-func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...InformerOption) (generic.Handle[*unstructured.Unstructured], error) {
+// It is the route to unstructured informers: their objects cost about
+// what typed ones do, in memory and to read (docs/performance.md), where
+// those of the drop-in package unstructured, which keeps client-go's
+// dynamic informers' behaviour, are as the dynamic client makes them.
+//
+// It fails, without side effects, on a nil factory, when there is no
+// dynamic client to be had, or an Option is invalid.
+func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...generic.Option) (generic.Handle[*unstructured.Unstructured], error) {
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
 	}
@@ -37,14 +40,12 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...
 	// The server's version, for protobuf, is asked for here, once, and not
 	// from the Source, which the generic factory calls with its lock held.
 	factory.protobufForUnstructured(gvr.GroupVersion())
-	gf, err := genericFactoryOf(factory, func(source generic.Source) *generic.Factory[*unstructured.Unstructured] {
-		return generic.NewFactory[*unstructured.Unstructured](ignoreNamespaceWhenClusterScoped(source, factory.clusterScoped), nil, factory.opts...)
-	}, factory.unstructuredSourceOf)
+	gf, err := genericFactoryOf[*unstructured.Unstructured](factory, factory.unstructuredSourceOf)
 	if err != nil {
 		return nil, err
 	}
 	// Not under factory.mu: the source asks the factory for the scope.
-	return gf.Acquire(gvr, resolveInformerOptions(opts).options...), nil
+	return gf.Acquire(gvr, opts...)
 }
 
 // MetadataFor returns a Handle on the shared metadata-only informer of gvr:
@@ -54,33 +55,32 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...
 // informers. Every call for the same gvr shares one informer; each is one
 // hold, which the Handle's Release drops.
 //
-// Of opts, WithOptions applies. It fails, without side effects, on a nil
-// factory or when there is no metadata client to be had.
-func MetadataFor(factory *Factory, gvr schema.GroupVersionResource, opts ...InformerOption) (generic.Handle[*metav1.PartialObjectMetadata], error) {
+// opts are as InformerFor's. It fails, without side effects, on a nil
+// factory, when there is no metadata client to be had, or an Option is
+// invalid.
+func MetadataFor(factory *Factory, gvr schema.GroupVersionResource, opts ...generic.Option) (generic.Handle[*metav1.PartialObjectMetadata], error) {
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
 	}
 	factory.recordScope(gvr)
-	gf, err := genericFactoryOf(factory, func(client clientmetadata.Interface) *generic.Factory[*metav1.PartialObjectMetadata] {
-		return generic.NewFactory[*metav1.PartialObjectMetadata](ignoreNamespaceWhenClusterScoped(metadata.MetadataSource(client), factory.clusterScoped), nil, factory.opts...)
-	}, factory.metadataClient)
+	gf, err := genericFactoryOf[*metav1.PartialObjectMetadata](factory, factory.metadataSource)
 	if err != nil {
 		return nil, err
 	}
 	// Not under factory.mu: the source asks the factory for the scope.
-	return gf.Acquire(gvr, resolveInformerOptions(opts).options...), nil
+	return gf.Acquire(gvr, opts...)
 }
 
 // genericFactoryOf returns the generic.Factory of T, making it on first use
-// with newFactory over the client that client returns.
-func genericFactoryOf[T generic.Object, C any](f *Factory, newFactory func(C) *generic.Factory[T], client func() (C, error)) (*generic.Factory[T], error) {
+// over the Source that source returns, which delivers T.
+func genericFactoryOf[T generic.Object](f *Factory, source func() (generic.Source, error)) (*generic.Factory[T], error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c, err := client()
+	s, err := source()
 	if err != nil {
 		return nil, err
 	}
-	return factoryFor(f, factoryKey{goType: reflect.TypeFor[T]()}, func() *generic.Factory[T] { return newFactory(c) })
+	return factoryFor[T](f, factoryKey{goType: reflect.TypeFor[T]()}, s, nil)
 }
 
 // recordScope records whether gvr is cluster-scoped, as the RESTMapper or
@@ -111,6 +111,17 @@ func (f *Factory) unstructuredSourceOf() (generic.Source, error) {
 		return nil, errors.New("typed: no client for unstructured informers: set Clients.Dynamic or Clients.Config")
 	}
 	return f.unstructuredSource(), nil
+}
+
+// metadataSource returns the Source of MetadataFor's informers, over
+// Clients.Metadata, or one made from Clients.Config the first time; f.mu
+// must be held.
+func (f *Factory) metadataSource() (generic.Source, error) {
+	client, err := f.metadataClient()
+	if err != nil {
+		return nil, err
+	}
+	return generic.MetadataSource(client), nil
 }
 
 // metadataClient returns Clients.Metadata, or makes one from

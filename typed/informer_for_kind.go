@@ -22,13 +22,12 @@ type Object interface {
 
 // InformerForKind is InformerFor for a kind known only at run time, such as
 // one named on a command line. gvk must be registered in the factory's
-// scheme with its list kind. Every call for the same kind returns the same
-// informer.
-func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...InformerOption) (generic.Handle[Object], error) {
+// scheme with its list kind. Every call for the same kind and selection
+// shares the same informer; opts are as InformerFor's.
+func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...generic.Option) (generic.Handle[Object], error) {
 	if factory == nil {
 		return nil, fmt.Errorf("typed: nil Factory")
 	}
-	o := resolveInformerOptions(opts)
 	example, err := factory.scheme.New(gvk)
 	if err != nil {
 		return nil, fmt.Errorf("typed: %w", err)
@@ -36,7 +35,7 @@ func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...Info
 	if list := gvk.GroupVersion().WithKind(gvk.Kind + "List"); !factory.scheme.Recognizes(list) {
 		return nil, fmt.Errorf("typed: %v is registered but its list kind %v is not", gvk, list)
 	}
-	mapping, err := factory.mappingFor(gvk, o.mapping)
+	mapping, err := factory.mappingFor(gvk)
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +44,7 @@ func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...Info
 	if err != nil {
 		return nil, err
 	}
-	if o.mapping == nil {
-		factory.recordResource(key, mapping.Resource)
-	}
-	return gf.Acquire(mapping.Resource, o.options...), nil
+	return gf.Acquire(mapping.Resource, opts...)
 }
 
 // schemeConverter converts unstructured objects of kind gvk into the Go type

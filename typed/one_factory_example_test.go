@@ -70,7 +70,7 @@ func ExampleFactory_oneForEveryKind() {
 		panic(err)
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSyncError(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx); err != nil {
 		panic(err)
 	}
 

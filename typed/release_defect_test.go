@@ -67,12 +67,12 @@ func newForgetfulFactory(t *testing.T) (*typed.Factory, *forgetfulMapper) {
 	return factory, mapper
 }
 
-// TestReleaseAfterMapperForgetsKind is defect 10: typed.Release asked the
-// RESTMapper for the resource again, so once the mapper had forgotten the
-// kind (CRD deleted, discovery error) Release returned false and the
-// informer ran on until Shutdown. It must release the resource recorded
-// when the informer was handed out; and the Handle InformerFor returns
-// drops exactly its own hold, once.
+// TestReleaseAfterMapperForgetsKind is defect 10: typed.Release (gone
+// since: Handle.Release is the one way) asked the RESTMapper for the
+// resource again, so once the mapper had forgotten the kind (CRD deleted,
+// discovery error) Release returned false and the informer ran on until
+// Shutdown. The Handle InformerFor returns needs no RESTMapper, and drops
+// exactly its own hold, once.
 func TestReleaseAfterMapperForgetsKind(t *testing.T) {
 	type step struct {
 		name string
@@ -80,9 +80,6 @@ func TestReleaseAfterMapperForgetsKind(t *testing.T) {
 		release   func(*typed.Factory, []generic.Handle[*widget.Widget]) bool
 		want      bool
 		wantState generic.State
-	}
-	typedRelease := func(factory *typed.Factory, _ []generic.Handle[*widget.Widget]) bool {
-		return typed.Release[*widget.Widget](factory)
 	}
 	handleRelease := func(i int) func(*typed.Factory, []generic.Handle[*widget.Widget]) bool {
 		return func(_ *typed.Factory, handles []generic.Handle[*widget.Widget]) bool { return handles[i].Release() }
@@ -92,22 +89,6 @@ func TestReleaseAfterMapperForgetsKind(t *testing.T) {
 		handles int
 		steps   []step
 	}{
-		{
-			name:    "typed.Release of the only hold",
-			handles: 1,
-			steps: []step{
-				{name: "the last hold", release: typedRelease, want: true, wantState: generic.Stopped},
-				{name: "none left", release: typedRelease, want: false, wantState: generic.Stopped},
-			},
-		},
-		{
-			name:    "typed.Release of two holds",
-			handles: 2,
-			steps: []step{
-				{name: "the first hold", release: typedRelease, want: false, wantState: generic.Synced},
-				{name: "the last hold", release: typedRelease, want: true, wantState: generic.Stopped},
-			},
-		},
 		{
 			name:    "Handle.Release twice",
 			handles: 1,

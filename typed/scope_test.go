@@ -34,7 +34,7 @@ func TestUnstructuredForClusterScoped(t *testing.T) {
 	namespaces, err := typed.UnstructuredFor(factory, namespacesGVR)
 	check(t, err)
 	factory.Start(t.Context())
-	check(t, factory.WaitForCacheSyncError(t.Context()))
+	check(t, factory.WaitForCacheSync(t.Context()))
 
 	objs, err := namespaces.Lister().List(labels.Everything())
 	check(t, err)
@@ -43,10 +43,10 @@ func TestUnstructuredForClusterScoped(t *testing.T) {
 	}
 }
 
-// TestWithOptionsSelectsPerInformer: typed.WithOptions gives an informer
+// TestOptionsSelectPerInformer: Options given to UnstructuredFor give an informer
 // of the one factory a selection of its own, here a label selector on the
 // unstructured informer of a resource whose typed informer sees all.
-func TestWithOptionsSelectsPerInformer(t *testing.T) {
+func TestOptionsSelectPerInformer(t *testing.T) {
 	labelled := func(name string, labels map[string]string) *corev1.Namespace {
 		return &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	}
@@ -60,10 +60,10 @@ func TestWithOptionsSelectsPerInformer(t *testing.T) {
 	defer factory.Shutdown()
 	all, err := typed.InformerFor[*corev1.Namespace](factory)
 	check(t, err)
-	teams, err := typed.UnstructuredFor(factory, namespacesGVR, typed.WithOptions(generic.WithLabelSelector("team")))
+	teams, err := typed.UnstructuredFor(factory, namespacesGVR, generic.WithLabelSelector("team"))
 	check(t, err)
 	factory.Start(t.Context())
-	check(t, factory.WaitForCacheSyncError(t.Context()))
+	check(t, factory.WaitForCacheSync(t.Context()))
 
 	allObjs, err := all.Lister().List(labels.Everything())
 	check(t, err)

@@ -72,7 +72,7 @@ func TestUnstructuredForSharesLabelsButNotWithATransform(t *testing.T) {
 			factory, err := typed.NewFactoryForClients(typed.Clients{Config: &rest.Config{Host: httpServer.URL}, RESTMapper: newMapper()}, scheme)
 			check(t, err)
 			defer factory.Shutdown()
-			pods, err := typed.UnstructuredFor(factory, corev1.SchemeGroupVersion.WithResource("pods"), typed.WithOptions(tc.opts...))
+			pods, err := typed.UnstructuredFor(factory, corev1.SchemeGroupVersion.WithResource("pods"), tc.opts...)
 			check(t, err)
 			startAndSync(t, factory)
 

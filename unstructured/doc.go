@@ -12,8 +12,10 @@
 //		dynamiclister "github.com/generic-informers/generic/unstructured"
 //	)
 //
-// Under the names, every informer is a generic.Informer of
-// *unstructured.Unstructured from a generic.Factory: NewFactory returns that
-// factory for code that wants the typed API (typed event handlers with
-// tombstones unwrapped, typed indexers, ByIndex).
+// Under the names, the factories are generic.GenericInformerFactory values
+// over a generic.Factory of *unstructured.Unstructured fed by the dynamic
+// client, as client-go's are. Code that wants the typed API (typed event
+// handlers with tombstones unwrapped, typed indexers, ByIndex, one Handle
+// per hold) and caches that cost what typed ones do asks the one factory
+// for the informer instead: typed.UnstructuredFor.
 package unstructured

@@ -1,7 +1,6 @@
 package unstructured_test
 
 import (
-	"context"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,25 +44,4 @@ func ExampleNewDynamicSharedInformerFactory() {
 	}
 	fmt.Println(obj.(metav1.Object).GetName())
 	// Output: small
-}
-
-// The same informers through the generic API: typed handlers and listers of
-// *unstructured.Unstructured, ByIndex included.
-func ExampleNewFactory() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	factory := dynamicinformer.NewFactory(exampleClient())
-	defer factory.Shutdown()
-	informer := factory.ForResource(widgets)
-	factory.Start(ctx)
-	factory.WaitForCacheSync(ctx)
-
-	small, err := informer.Lister().Namespace("default").Get("small") // *unstructured.Unstructured
-	if err != nil {
-		panic(err)
-	}
-	size, _, _ := apiunstructured.NestedInt64(small.Object, "spec", "size")
-	fmt.Println(small.GetName(), size)
-	// Output: small 1
 }

@@ -18,6 +18,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/fixtures"
 	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/unstructured"
@@ -129,44 +130,6 @@ func TestDropInWaitForCacheSync(t *testing.T) {
 	}
 }
 
-// TestNewFactoryTypedAPI uses the generic factory the drop-in is built on.
-func TestNewFactoryTypedAPI(t *testing.T) {
-	factory := unstructured.NewFactory(newClient(t))
-	defer factory.Shutdown()
-	configMaps := factory.ForResource(configMapsGVR)
-	factory.Start(context.Background())
-	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	factory.WaitForCacheSync(timeout)
-
-	tests := []struct {
-		name string
-		read func() ([]*apiunstructured.Unstructured, error)
-		want []string
-	}{
-		{name: "List", read: func() ([]*apiunstructured.Unstructured, error) {
-			return configMaps.Lister().List(labels.SelectorFromSet(labels.Set{"app": "web"}))
-		}, want: []string{"team-a/settings", "team-b/settings"}},
-		{name: "ByIndex", read: func() ([]*apiunstructured.Unstructured, error) {
-			return configMaps.Lister().ByIndex(cache.NamespaceIndex, "team-a")
-		}, want: []string{"team-a/flags", "team-a/settings"}},
-		{name: "dynamiclister.New over the same indexer", read: func() ([]*apiunstructured.Unstructured, error) {
-			return unstructured.New(configMaps.Informer().GetIndexer(), configMapsGVR).Namespace("team-b").List(labels.Everything())
-		}, want: []string{"team-b/settings"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.read()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, keys(got)); diff != "" {
-				t.Errorf("keys (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // ownLister is a Lister written outside this library, as a test double would
 // be: NewRuntimeObjectShim must take it, as client-go's does.
 type ownLister struct {
@@ -206,7 +169,7 @@ func TestDropInRelease(t *testing.T) {
 	defer factory.Shutdown()
 	first := factory.ForResource(widget.GVR)
 	factory.Start(make(chan struct{}))
-	releaser, ok := factory.(unstructured.Releaser)
+	releaser, ok := factory.(generic.Releaser)
 	if !ok {
 		t.Fatal("the factory is not a Releaser")
 	}

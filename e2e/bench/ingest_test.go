@@ -43,7 +43,7 @@ func counted(n *atomic.Int64, want int64, done chan<- struct{}) {
 }
 
 func genericIngester(ctx context.Context, lw toolscache.ListerWatcher, want int64, done chan<- struct{}) {
-	informer := generic.NewInformer[*corev1.Pod](lw, podsGVR, nil)
+	informer, _ := generic.NewInformer[*corev1.Pod](lw, podsGVR, nil) // no options: no error
 	var n atomic.Int64
 	_, _ = informer.AddEventHandler(toolscache.TypedResourceEventHandlerFuncs[*corev1.Pod]{
 		AddFunc:    func(*corev1.Pod) { counted(&n, want, done) },
@@ -100,7 +100,7 @@ func BenchmarkTypedViewRead(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	lw := &memoryListerWatcher{list: unstructuredPodList(objects)}
-	atIngest := generic.NewInformer(lw, podsGVR, generic.FromUnstructured[*corev1.Pod]())
+	atIngest, _ := generic.NewInformer(lw, podsGVR, generic.FromUnstructured[*corev1.Pod]()) // no options: no error
 	go atIngest.Run(ctx)
 	untyped := syncedIndexer(b, ctx, unstructuredPodList(objects), &unstructured.Unstructured{})
 	if !toolscache.WaitForCacheSync(ctx.Done(), atIngest.HasSynced) {

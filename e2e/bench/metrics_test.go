@@ -22,7 +22,10 @@ func metricsIngester(provider generic.MetricsProvider) ingester {
 		if provider != nil {
 			opts = append(opts, generic.WithMetricsProvider(provider))
 		}
-		informer := generic.NewInformer[*corev1.Pod](lw, podsGVR, nil, opts...)
+		informer, err := generic.NewInformer[*corev1.Pod](lw, podsGVR, nil, opts...)
+		if err != nil {
+			panic(err)
+		}
 		var n atomic.Int64
 		_, _ = informer.AddEventHandler(toolscache.TypedResourceEventHandlerFuncs[*corev1.Pod]{
 			AddFunc:    func(*corev1.Pod) { counted(&n, want, done) },

@@ -53,7 +53,7 @@ func BenchmarkWaitForWrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSyncError(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx); err != nil {
 		b.Fatal(err)
 	}
 

@@ -210,9 +210,9 @@ func genericUnstructuredSyncer(strip bool) syncer {
 // genericDropInSyncer syncs *unstructured.Unstructured through the drop-in
 // for client-go's dynamicinformer, over client-go's dynamic client.
 func genericDropInSyncer(b *testing.B, ctx context.Context, config *rest.Config, gvr schema.GroupVersionResource) (<-chan struct{}, func()) {
-	factory := genericunstructured.NewFactory(dynamic.NewForConfigOrDie(config))
+	factory := genericunstructured.NewDynamicSharedInformerFactory(dynamic.NewForConfigOrDie(config), 0)
 	informer := factory.ForResource(gvr)
-	factory.Start(ctx)
+	factory.Start(ctx.Done())
 	return syncedChannel(b, informer.Informer()), factory.Shutdown
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/typed"
-	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
 
 var gizmosGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gizmos"}
@@ -35,9 +34,8 @@ func TestClusterScoped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unstructuredFactory := genericunstructured.NewFactory(c.Dynamic, ownObjects("scope"))
-	defer unstructuredFactory.Shutdown()
-	gizmos := unstructuredFactory.ForResource(gizmosGVR)
+	unstructuredFactory := dynamicFactory(t, c.Dynamic, ownObjects("scope"))
+	gizmos := acquire(t, unstructuredFactory, gizmosGVR)
 	syncAll(t, typedFactory.Start, typedFactory.WaitForCacheSync)
 	syncAll(t, unstructuredFactory.Start, unstructuredFactory.WaitForCacheSync)
 

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"mime"
 	"net/http"
 	"sort"
@@ -19,15 +18,6 @@ import (
 	"github.com/generic-informers/generic/e2e/internal/cluster"
 	"github.com/generic-informers/generic/typed"
 )
-
-// forResources asks forResource for every gvr and returns wait, for
-// syncAll.
-func forResources[I any](forResource func(schema.GroupVersionResource) I, wait func(context.Context) map[schema.GroupVersionResource]bool, gvrs []schema.GroupVersionResource) func(context.Context) map[schema.GroupVersionResource]bool {
-	for _, gvr := range gvrs {
-		forResource(gvr)
-	}
-	return wait
-}
 
 // unstructuredForAll syncs typed.UnstructuredFor informers of gvrs, from a
 // factory over client-go's scheme (protobuf for its built-in kinds, unless

@@ -87,9 +87,18 @@ func TestEqualityCorpus(t *testing.T) {
 	// which decode JSON in one pass and built-in kinds from protobuf,
 	// converted once (or, UnstructuredFromJSON, JSON only). The recorded
 	// content types show that each took the way it claims.
-	drop := genericunstructured.NewFactory(c.Dynamic, ownObjects(prefix))
+	drop := genericunstructured.NewFilteredDynamicSharedInformerFactory(c.Dynamic, 0, metav1.NamespaceAll,
+		func(options *metav1.ListOptions) { options.LabelSelector = testLabel + "=" + prefix })
 	defer drop.Shutdown()
-	syncAll(t, drop.Start, forResources(drop.ForResource, drop.WaitForCacheSync, gvrs))
+	for _, gvr := range gvrs {
+		drop.ForResource(gvr)
+	}
+	drop.Start(testContext(t).Done())
+	for gvr, synced := range drop.WaitForCacheSync(testContext(t).Done()) {
+		if !synced {
+			t.Fatalf("the drop-in's informer of %v did not sync", gvr)
+		}
+	}
 	viaProtobuf, protobufTypes := unstructuredForAll(t, c, prefix, false, gvrs)
 	viaJSON, jsonTypes := unstructuredForAll(t, c, prefix, true, gvrs)
 	readers := []struct {
@@ -97,7 +106,7 @@ func TestEqualityCorpus(t *testing.T) {
 		list func(schema.GroupVersionResource) func(labels.Selector) ([]*unstructured.Unstructured, error)
 	}{
 		{"drop-in", func(gvr schema.GroupVersionResource) func(labels.Selector) ([]*unstructured.Unstructured, error) {
-			return drop.ForResource(gvr).Lister().List
+			return genericunstructured.New(drop.ForResource(gvr).Informer().GetIndexer(), gvr).List
 		}},
 		{"UnstructuredFor", viaProtobuf},
 		{"UnstructuredFor, UnstructuredFromJSON", viaJSON},
@@ -149,13 +158,16 @@ func TestEqualityCorpus(t *testing.T) {
 	}
 
 	// A few values, read through the library, pinned by type.
-	specimen, err := drop.ForResource(schema.GroupVersionResource{Group: "corpus.example.com", Version: "v1", Resource: "specimens"}).
-		Lister().Namespace(prefix + "-a").Get("full")
+	dropLister := func(gvr schema.GroupVersionResource) genericunstructured.Lister {
+		return genericunstructured.New(drop.ForResource(gvr).Informer().GetIndexer(), gvr)
+	}
+	specimen, err := dropLister(schema.GroupVersionResource{Group: "corpus.example.com", Version: "v1", Resource: "specimens"}).
+		Namespace(prefix + "-a").Get("full")
 	if err != nil {
 		t.Fatal(err)
 	}
-	archive, err := drop.ForResource(schema.GroupVersionResource{Group: "corpus.example.com", Version: "v1", Resource: "archives"}).
-		Lister().Get(prefix + "-archive")
+	archive, err := dropLister(schema.GroupVersionResource{Group: "corpus.example.com", Version: "v1", Resource: "archives"}).
+		Get(prefix + "-archive")
 	if err != nil {
 		t.Fatal(err)
 	}

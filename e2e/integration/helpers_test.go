@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -72,9 +73,7 @@ const testLabel = "e2e-test"
 
 // ownObjects limits an informer to the objects load labelled with prefix.
 func ownObjects(prefix string) generic.Option {
-	return generic.WithTweakListOptions(func(options *metav1.ListOptions) {
-		options.LabelSelector = testLabel + "=" + prefix
-	})
+	return generic.WithLabelSelector(testLabel + "=" + prefix)
 }
 
 // namespaces returns the Namespace objects <prefix>-a and <prefix>-b.
@@ -107,14 +106,34 @@ func testContext(t *testing.T) context.Context {
 
 // syncAll starts a factory-like thing and fails the test unless every
 // started informer syncs.
-func syncAll(t *testing.T, start func(context.Context), wait func(context.Context) map[schema.GroupVersionResource]bool) {
+func syncAll(t *testing.T, start func(context.Context), wait func(context.Context) error) {
 	t.Helper()
 	start(context.Background())
-	for gvr, ok := range wait(testContext(t)) {
-		if !ok {
-			t.Fatalf("%v did not sync", gvr)
-		}
+	if err := wait(testContext(t)); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// dynamicFactory is the generic core's factory of *unstructured.Unstructured
+// over client-go's dynamic client, shut down with the test.
+func dynamicFactory(t *testing.T, client dynamic.Interface, opts ...generic.Option) *generic.Factory[*unstructured.Unstructured] {
+	t.Helper()
+	factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(factory.Shutdown)
+	return factory
+}
+
+// acquire is factory.Acquire, failing the test on an error.
+func acquire[T generic.Object](t *testing.T, factory *generic.Factory[T], gvr schema.GroupVersionResource, opts ...generic.Option) generic.Handle[T] {
+	t.Helper()
+	handle, err := factory.Acquire(gvr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return handle
 }
 
 // event is what a handler saw, in a form cmp.Diff can compare.

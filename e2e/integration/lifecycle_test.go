@@ -24,7 +24,6 @@ import (
 	"github.com/generic-informers/generic/e2e/apiserver"
 	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/typed"
-	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
 
 // requestLog counts the requests a rest.Config sends, by path.
@@ -66,9 +65,8 @@ func TestCRDDeletedAndRecreated(t *testing.T) {
 
 	config, requests := logRequests(server.Config)
 	var states stateLog
-	factory := genericunstructured.NewFactory(dynamic.NewForConfigOrDie(config), generic.WithStateHandler(states.record))
-	defer factory.Shutdown()
-	informer := factory.ForResource(widget.GVR)
+	factory := dynamicFactory(t, dynamic.NewForConfigOrDie(config), generic.WithStateHandler(states.record))
+	informer := acquire(t, factory, widget.GVR)
 	rec := newRecorder(unstructuredSize)
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
@@ -147,7 +145,7 @@ func TestForbiddenUser(t *testing.T) {
 	factory.Start(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err = factory.WaitForCacheSyncError(ctx)
+	err = factory.WaitForCacheSync(ctx)
 
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) || len(syncErr.Unsynced) != 1 {
@@ -173,20 +171,19 @@ func TestAcquireRelease100Times(t *testing.T) {
 	c := newCluster(t, shared)
 	apply(t, c, namespaces("cycle")...)
 	apply(t, c, load(t, "cycle", "configmaps.yaml")...)
-	factory := genericunstructured.NewFactory(c.Dynamic, generic.WithNamespace("cycle-a"))
-	defer factory.Shutdown()
+	factory := dynamicFactory(t, c.Dynamic, generic.WithNamespace("cycle-a"))
 	ctx := testContext(t)
 	cycle := func() {
-		informer := factory.ForResource(configMapsGVR)
+		informer := acquire(t, factory, configMapsGVR)
 		factory.Start(ctx)
-		if !factory.WaitForCacheSync(ctx)[configMapsGVR] {
-			t.Fatal("not synced")
+		if err := factory.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
 		}
 		if all, _ := informer.Lister().List(labels.Everything()); len(all) != 2 {
 			t.Fatalf("cached %d ConfigMaps, want 2", len(all))
 		}
-		if !factory.Release(configMapsGVR) {
-			t.Fatal("Release of the only holder returned false")
+		if !informer.Release() {
+			t.Fatal("Release of the only hold returned false")
 		}
 	}
 	cycle() // the client's connections are made once

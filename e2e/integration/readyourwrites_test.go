@@ -50,12 +50,12 @@ func TestReadYourWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	// PodTemplates: a resource no test writes.
-	quiet, err := typed.InformerFor[*corev1.PodTemplate](factory, typed.WithOptions(
+	quiet, err := typed.InformerFor[*corev1.PodTemplate](factory,
 		generic.WithTweakListOptions(func(options *metav1.ListOptions) {
 			if options.TimeoutSeconds != nil { // a watch
 				options.TimeoutSeconds = new(int64(rywQuietWatchTimeout))
 			}
-		})))
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}

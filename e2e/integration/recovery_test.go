@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -49,8 +48,9 @@ func TestNotServedBeforeFirstSyncRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer factory.Shutdown()
-	// No RESTMapper knows Widgets yet: the resource is named.
-	widgets, err := typed.InformerFor[*widget.Widget](factory, typed.WithResource(widget.GVR, meta.RESTScopeNamespace))
+	// Discovery does not know Widgets yet: the informer is NotServed, asks
+	// again with backoff, and syncs once the CRD is installed.
+	widgets, err := typed.InformerFor[*widget.Widget](factory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestNotServedBeforeFirstSyncRecovers(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), firstSyncDeadline)
 	defer cancel()
-	err = factory.WaitForCacheSyncError(ctx)
+	err = factory.WaitForCacheSync(ctx)
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) {
 		t.Fatalf("error = %v, want a *SyncError", err)
@@ -90,7 +90,7 @@ func TestNotServedBeforeFirstSyncRecovers(t *testing.T) {
 	if err := widgets.Status().LastError; err != nil {
 		t.Errorf("last error %v once synced, want nil", err)
 	}
-	if err := factory.WaitForCacheSyncError(testContext(t)); err != nil {
+	if err := factory.WaitForCacheSync(testContext(t)); err != nil {
 		t.Errorf("WaitForCacheSyncError once synced: %v", err)
 	}
 
@@ -152,7 +152,7 @@ func TestForbiddenBeforeFirstSyncRecovers(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), firstSyncDeadline)
 	defer cancel()
-	err = factory.WaitForCacheSyncError(ctx)
+	err = factory.WaitForCacheSync(ctx)
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) {
 		t.Fatalf("error = %v, want a *SyncError", err)
@@ -169,7 +169,7 @@ func TestForbiddenBeforeFirstSyncRecovers(t *testing.T) {
 	if err := configMaps.Status().LastError; err != nil {
 		t.Errorf("last error %v once synced, want nil", err)
 	}
-	if err := factory.WaitForCacheSyncError(testContext(t)); err != nil {
+	if err := factory.WaitForCacheSync(testContext(t)); err != nil {
 		t.Errorf("WaitForCacheSyncError once synced: %v", err)
 	}
 	all, err := configMaps.Lister().List(labels.Everything())

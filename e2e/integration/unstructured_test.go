@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/generic-informers/generic/internal/widget"
-	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
 
 // TestUnstructuredFactoryOnWidgetCRD creates the Widget CRD and Widgets in
@@ -21,9 +20,8 @@ func TestUnstructuredFactoryOnWidgetCRD(t *testing.T) {
 	apply(t, c, namespaces("unstr")...)
 	apply(t, c, load(t, "unstr", "crds/widgets.example.com.yaml", "widgets.yaml")...)
 
-	factory := genericunstructured.NewFactory(c.Dynamic, ownObjects("unstr"))
-	defer factory.Shutdown()
-	informer := factory.ForResource(widget.GVR)
+	factory := dynamicFactory(t, c.Dynamic, ownObjects("unstr"))
+	informer := acquire(t, factory, widget.GVR)
 	rec := newRecorder(unstructuredSize)
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)

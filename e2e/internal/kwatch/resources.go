@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -40,7 +39,7 @@ type watcher struct {
 func newWatcher(config *rest.Config, namespace, selector string, events chan<- Event, extra ...generic.Option) (*watcher, error) {
 	opts := append([]generic.Option{
 		generic.WithNamespace(namespace),
-		generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = selector }),
+		generic.WithLabelSelector(selector),
 		generic.WithStateHandler(stateChanges(events)),
 	}, extra...)
 	factory, err := typed.NewFactory(config, scheme.Scheme, opts...)
@@ -64,11 +63,7 @@ func (w *watcher) watch(mapper meta.RESTMapper, arg string, events chan<- Event)
 	}
 	r := &resource{name: gvr.GroupResource().String(), gvr: gvr}
 	if w.scheme.Recognizes(gvk) {
-		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			return nil, fmt.Errorf("resource %q: %w", arg, err)
-		}
-		informer, err := typed.InformerForKind(w.factory, gvk, typed.WithResource(mapping.Resource, mapping.Scope))
+		informer, err := typed.InformerForKind(w.factory, gvk)
 		if err != nil {
 			return nil, err
 		}
