@@ -35,7 +35,7 @@ type Factory struct {
 	scheme  *runtime.Scheme
 	codecs  serializer.CodecFactory
 	clients Clients
-	kinds   kindMapper // nil: WithResource is needed
+	kinds   kindMapper // nil: no RESTMapper and no Config
 	opts    []generic.Option
 
 	mu sync.Mutex
@@ -60,6 +60,9 @@ type Factory struct {
 	// generic.Factory of a kind asked for later starts.
 	startCtx     context.Context
 	shuttingDown bool
+	// unserved records the kinds handed out before the server served them
+	// (unserved_kind.go).
+	unserved unservedKinds
 	// shard is the shard of every generic.Factory[T], and widened the one a
 	// reshard under way widens it to (nil if none): a generic.Factory[T]
 	// made later starts where the others are.
@@ -264,7 +267,7 @@ func factoryFor[T generic.Object](f *Factory, key factoryKey, source generic.Sou
 	}
 	// The source is called from Acquire, not under f.mu: clusterScoped
 	// locks it.
-	source = ignoreNamespaceWhenClusterScoped(source, f.clusterScoped)
+	source = f.unservedAware(ignoreNamespaceWhenClusterScoped(source, f.clusterScoped))
 	gf, err := generic.NewFactory(source, convert, append(slices.Clip(f.opts), generic.WithShard(f.shard.Index, f.shard.Count))...)
 	if err != nil {
 		return nil, err // NewFactory checked the Options: it cannot happen

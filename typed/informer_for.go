@@ -18,7 +18,11 @@ import (
 //
 // T's GroupVersionKind comes from the factory's scheme, which must also
 // know T's list kind (the "...List" type next to it), and its resource
-// from Clients.RESTMapper or discovery. opts are the informer's own
+// from Clients.RESTMapper or discovery. A kind the server does not serve
+// yet (its CRD not installed) gets an informer all the same, named by the
+// resource guessed from the kind: it is NotServed, asks discovery again
+// with backoff, and syncs once the kind is served (see unserved_kind.go).
+// opts are the informer's own
 // Options, which follow the factory's and override them, as
 // controller-runtime's cache.ByObject does (see generic.Factory.Acquire):
 // generic.WithNamespace, generic.WithLabelSelector, generic.WithTransform,
@@ -26,7 +30,9 @@ import (
 // selector is another informer.
 //
 // It fails, without side effects, if T is not registered, is registered
-// under more than one kind, has no resource, or an Option is invalid.
+// under more than one kind, the factory has no way to find resources (no
+// RESTMapper and no Config), discovery fails otherwise than by not
+// knowing the kind, or an Option is invalid.
 func InformerFor[T generic.Object](factory *Factory, opts ...generic.Option) (generic.Handle[T], error) {
 	if factory == nil {
 		return nil, fmt.Errorf("typed: nil Factory")
@@ -35,7 +41,7 @@ func InformerFor[T generic.Object](factory *Factory, opts ...generic.Option) (ge
 	if err != nil {
 		return nil, err
 	}
-	mapping, err := factory.mappingFor(gvk)
+	gvr, err := factory.resourceFor(gvk)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +50,7 @@ func InformerFor[T generic.Object](factory *Factory, opts ...generic.Option) (ge
 	if err != nil {
 		return nil, err
 	}
-	return gf.Acquire(mapping.Resource, opts...)
+	return gf.Acquire(gvr, opts...)
 }
 
 // kindOf returns the one external GroupVersionKind the scheme registers for

@@ -35,7 +35,7 @@ func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...gene
 	if list := gvk.GroupVersion().WithKind(gvk.Kind + "List"); !factory.scheme.Recognizes(list) {
 		return nil, fmt.Errorf("typed: %v is registered but its list kind %v is not", gvk, list)
 	}
-	mapping, err := factory.mappingFor(gvk)
+	gvr, err := factory.resourceFor(gvk)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...gene
 	if err != nil {
 		return nil, err
 	}
-	return gf.Acquire(mapping.Resource, opts...)
+	return gf.Acquire(gvr, opts...)
 }
 
 // schemeConverter converts unstructured objects of kind gvk into the Go type
