@@ -229,7 +229,7 @@ func (f *Factory[T]) entryFor(key informerKey, o options) (e, previous *entry[T]
 	if key.ownShard != "" {
 		shard = newShardState(*o.shard)
 	}
-	fresh := &entry[T]{key: key, options: o, informer: newInformer(lw, key.gvr, f.convert, o, shard)}
+	fresh := &entry[T]{key: key, options: o, informer: newInformer(lw, key.gvr, f.convert, o, shard, selectionOf(o))}
 	f.informers[key] = fresh
 	if !ok {
 		return fresh, nil

@@ -99,13 +99,25 @@ type Informer[T Object] interface {
 	// pass the object the server returned): once it has applied every
 	// event up to obj's resourceVersion, as WaitForResourceVersion, and
 	// then holds the object of obj's namespace/name at that resource
-	// version or later, or does not hold it (deleted since, or outside this
-	// informer's selection). A Get from its Lister then sees the write or
-	// a later state. It returns an error if obj is nil or has no name or
-	// resourceVersion, and if the cache holds the object at an older
-	// resource version although it has applied every event up to obj's
-	// (obj is not of this informer's resource); other errors as
-	// WaitForResourceVersion.
+	// version or later, or does not hold it (deleted since). A Get from its
+	// Lister then sees the write or a later state.
+	//
+	// An object that obj says is outside this informer's selection (another
+	// namespace, labels its WithLabelSelector does not match, a
+	// WithFieldSelector on metadata.name or metadata.namespace it fails,
+	// another shard) is an event the server never sends this informer, so
+	// nothing marks its cache's progress to obj's resourceVersion: the wait
+	// is over once the cache holds no older state of the object (a write
+	// that moved the object out of the selection comes as a delete at that
+	// resource version), and a Get then answers NotFound. One case is left
+	// open: an object that entered and left the selection after the last
+	// event the cache applied may still appear in it, briefly, after the
+	// wait returned, until the cache applies its delete.
+	//
+	// It returns an error if obj is nil or has no name or resourceVersion,
+	// and if the cache holds the object at an older resource version
+	// although it has applied every event up to obj's (obj is not of this
+	// informer's resource); other errors as WaitForResourceVersion.
 	WaitForWrite(ctx context.Context, obj T) error
 	// WaitForDelete returns nil once this informer's cache has applied
 	// every event up to obj's resourceVersion and holds no object of obj's
@@ -140,15 +152,15 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if err != nil {
 		return nil, err
 	}
-	return newInformer(lw, gvr, convert, o, newShardState(o.shardOrAll())), nil
+	return newInformer(lw, gvr, convert, o, newShardState(o.shardOrAll()), selection{}), nil
 }
 
 // newInformer assembles an informer: the one place where the list/watch
 // chain, the telemetry, the state machine and client-go's shared informer
-// are put together. shard is the selection it holds: its factory's, or its
-// own.
-func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options, shard *shardState) *informer[T] {
-	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, callbacks: callbacks.New(), shard: shard, shardKey: o.shardKey}
+// are put together. shard is the shard it holds: its factory's, or its
+// own; sel what lw selects of the resource, as far as it is known.
+func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options, shard *shardState, sel selection) *informer[T] {
+	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, callbacks: callbacks.New(), shard: shard, shardKey: o.shardKey, selection: sel}
 	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
@@ -221,10 +233,12 @@ type informer[T Object] struct {
 	transform atomic.Pointer[cache.TransformFunc]
 	// chain is the list/watch chain between its source and its reflector.
 	chain *listwatch.Chain[T]
-	// shard is the selection it holds (the factory's, or its own), of
-	// shardKey's hash space.
-	shard    *shardState
-	shardKey ShardKey
+	// selection is what its ListerWatcher asks the server for, as far as
+	// it is known; shard is the shard it holds (the factory's, or its own),
+	// of shardKey's hash space.
+	selection selection
+	shard     *shardState
+	shardKey  ShardKey
 	// telemetry is its sync progress and metrics; provider is
 	// WithMetricsProvider's, nil without one.
 	telemetry *telemetry.Telemetry

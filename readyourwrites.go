@@ -85,7 +85,7 @@ func (e *ResourceVersionError) Unwrap() error { return e.Err }
 
 // WaitForResourceVersion: see Informer.
 func (i *informer[T]) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
-	return i.waitFor(ctx, fmt.Sprintf("resource version %q", resourceVersion), resourceVersion, nil)
+	return i.waitFor(ctx, fmt.Sprintf("resource version %q", resourceVersion), resourceVersion, true, nil)
 }
 
 // WaitForWrite: see Informer.
@@ -94,27 +94,45 @@ func (i *informer[T]) WaitForWrite(ctx context.Context, obj T) error {
 	if err != nil {
 		return err
 	}
-	return i.waitFor(ctx, fmt.Sprintf("%q at resource version %q", key, rv), rv, func(cachedRV string) (bool, error) {
-		item, exists, err := i.shared.GetIndexer().GetByKey(key)
-		if err != nil || !exists {
-			// Not cached, though every event up to rv is applied: deleted
-			// since, or outside this informer's selection.
-			return err == nil, err
-		}
-		objRV, err := cachedObjectResourceVersion(item)
-		if err != nil {
-			return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cached object: %w", i.gvr, key, err)
-		}
-		cmp, err := resourceversion.CompareResourceVersion(objRV, rv)
-		if err != nil {
-			return false, &ResourceVersionError{GVR: i.gvr, Wanted: rv, Cached: objRV, Err: err}
-		}
-		if cmp < 0 {
+	what := fmt.Sprintf("%q at resource version %q", key, rv)
+	if i.selection.excludes(obj, i.shard.selector(i.shardKey)) {
+		// The server sends this informer no event of the object as
+		// written, so nothing marks its cache's progress to rv: the wait
+		// is over once the cache holds no older state of it (one the
+		// write moved out of the selection leaves with a delete at rv).
+		return i.waitFor(ctx, what, rv, false, func(string) (bool, error) {
+			older, _, err := i.holdsOlder(key, rv)
+			return !older && err == nil, err
+		})
+	}
+	return i.waitFor(ctx, what, rv, true, func(cachedRV string) (bool, error) {
+		older, objRV, err := i.holdsOlder(key, rv)
+		if older {
 			return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cache has applied every event up to resource version %q but holds the object at %q, older than %q: the object is not of this informer's resource",
 				i.gvr, key, cachedRV, objRV, rv)
 		}
-		return true, nil
+		// Held at rv or later, or not held though every event up to rv
+		// is applied: deleted since.
+		return err == nil, err
 	})
+}
+
+// holdsOlder reports whether the cache holds the object of key at a
+// resource version older than rv, and at which.
+func (i *informer[T]) holdsOlder(key, rv string) (older bool, objRV string, err error) {
+	item, exists, err := i.shared.GetIndexer().GetByKey(key)
+	if err != nil || !exists {
+		return false, "", err
+	}
+	objRV, err = cachedObjectResourceVersion(item)
+	if err != nil {
+		return false, "", fmt.Errorf("generic: WaitForWrite of %s %q: the cached object: %w", i.gvr, key, err)
+	}
+	cmp, err := resourceversion.CompareResourceVersion(objRV, rv)
+	if err != nil {
+		return false, objRV, &ResourceVersionError{GVR: i.gvr, Wanted: rv, Cached: objRV, Err: err}
+	}
+	return cmp < 0, objRV, nil
 }
 
 // WaitForDelete: see Informer.
@@ -124,7 +142,7 @@ func (i *informer[T]) WaitForDelete(ctx context.Context, obj T) error {
 		return err
 	}
 	uid := obj.GetUID()
-	return i.waitFor(ctx, fmt.Sprintf("the delete of %q (after resource version %q)", key, rv), rv, func(string) (bool, error) {
+	return i.waitFor(ctx, fmt.Sprintf("the delete of %q (after resource version %q)", key, rv), rv, true, func(string) (bool, error) {
 		item, exists, err := i.shared.GetIndexer().GetByKey(key)
 		if err != nil || !exists {
 			return err == nil, err
@@ -160,10 +178,11 @@ func (i *informer[T]) written(method string, obj T) (key, rv string, err error) 
 	return key, rv, nil
 }
 
-// waitFor waits until the cache has reached resource version rv and then
-// held reports true (nil held: at once), until ctx ends or the informer
-// stops. what describes the wait for errors.
-func (i *informer[T]) waitFor(ctx context.Context, what, rv string, held func(cachedRV string) (bool, error)) error {
+// waitFor waits until the cache has reached resource version rv (if
+// reach; else rv is only checked to be well formed) and then held reports
+// true (nil held: at once), until ctx ends or the informer stops. what
+// describes the wait for errors.
+func (i *informer[T]) waitFor(ctx context.Context, what, rv string, reach bool, held func(cachedRV string) (bool, error)) error {
 	if ctx == nil {
 		return fmt.Errorf("generic: wait for %s of %s: nil context", what, i.gvr)
 	}
@@ -176,12 +195,14 @@ func (i *informer[T]) waitFor(ctx context.Context, what, rv string, held func(ca
 	var cached string
 	err := cachewait.Poll(ctx, i.machine.stoppedChan(), func() (bool, error) {
 		cached = i.cachedResourceVersion()
-		reached, err := cachewait.Reached(cached, rv)
-		if err != nil {
-			return false, &ResourceVersionError{GVR: i.gvr, Wanted: rv, Cached: cached, Err: err}
-		}
-		if !reached || held == nil {
-			return reached, nil
+		if reach {
+			reached, err := cachewait.Reached(cached, rv)
+			if err != nil {
+				return false, &ResourceVersionError{GVR: i.gvr, Wanted: rv, Cached: cached, Err: err}
+			}
+			if !reached || held == nil {
+				return reached, nil
+			}
 		}
 		return held(cached)
 	})

@@ -294,13 +294,13 @@ func TestWaitForWrite(t *testing.T) {
 		{name: "updated again since", written: rywPod("web-0", "12", "uid-web-0"),
 			after: []watch.Event{{Type: watch.Modified, Object: rywPod("web-0", "14", "uid-web-0")}},
 			want:  "nil", wantCached: "14"},
+		// The cache first reaches the write's resource version with the
+		// delete: the update at 12 would let the wait return while the
+		// delete is on its way (defect 4), and the cache may hold either.
 		{name: "deleted since", written: rywPod("web-0", "12", "uid-web-0"),
 			short: []watch.Event{{Type: watch.Modified, Object: rywPod("web-0", "11", "uid-web-0")}},
-			after: []watch.Event{
-				{Type: watch.Modified, Object: rywPod("web-0", "12", "uid-web-0")},
-				{Type: watch.Deleted, Object: rywPod("web-0", "13", "uid-web-0")},
-			},
-			want: "nil", wantCached: "NotFound"},
+			after: []watch.Event{{Type: watch.Deleted, Object: rywPod("web-0", "13", "uid-web-0")}},
+			want:  "nil", wantCached: "NotFound"},
 		{name: "never cached (outside the selection): a bookmark past it", written: rywPod("web-9", "12", "uid-web-9"),
 			short: []watch.Event{rywBookmark("11")},
 			after: []watch.Event{rywBookmark("30")},
@@ -426,5 +426,132 @@ func TestWaitForWriteBadInput(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWaitForWriteOutsideSelection is defect 1: an informer never gets an
+// event of a write outside its selection (another namespace, labels its
+// selector does not match, another shard, the server filtering it or, with
+// the ShardedListAndWatch gate off, the informer itself), so its cache's
+// resource version did not move and WaitForWrite waited for the server's
+// next bookmark, a minute later on kube-apiserver; this fake server sends
+// none, so it waited for ever. Several writes in a row must each return,
+// the object not cached; a write that moves a cached object out of the
+// selection returns once the cache has let it go; a write inside it still
+// waits for the cache to hold it.
+func TestWaitForWriteOutsideSelection(t *testing.T) {
+	team := func(namespace, name, team string, uid types.UID) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: uid, Labels: map[string]string{"team": team}}}
+	}
+	tests := []struct {
+		name string
+		// honours: the server applies ShardSelectors (the gate is on).
+		honours bool
+		// rvMoves: the server sends the informer the writes outside its
+		// selection (the gate is off), and the informer's cache's resource
+		// version moves with them (the chain hands them on as bookmarks).
+		rvMoves bool
+		opts    []generic.Option
+		// outside makes the i-th object written outside the selection;
+		// inside one written inside it.
+		outside, inside func(s *shardServer, i int) *corev1.ConfigMap
+	}{
+		{name: "another namespace", opts: []generic.Option{generic.WithNamespace("team-a")},
+			outside: func(s *shardServer, i int) *corev1.ConfigMap {
+				return team("team-b", fmt.Sprint("other-", i), "b", s.newUID())
+			},
+			inside: func(s *shardServer, i int) *corev1.ConfigMap {
+				return team("team-a", fmt.Sprint("own-", i), "a", s.newUID())
+			}},
+		{name: "labels the selector does not match", opts: []generic.Option{generic.WithLabelSelector("team=a")},
+			outside: func(s *shardServer, i int) *corev1.ConfigMap {
+				return team("team-a", fmt.Sprint("other-", i), "b", s.newUID())
+			},
+			inside: func(s *shardServer, i int) *corev1.ConfigMap {
+				return team("team-a", fmt.Sprint("own-", i), "a", s.newUID())
+			}},
+		{name: "another shard, the server filtering (gate on)", honours: true, opts: []generic.Option{generic.WithShard(0, 2)},
+			outside: func(s *shardServer, i int) *corev1.ConfigMap { return inShard(t, s, fmt.Sprint("other-", i), false) },
+			inside:  func(s *shardServer, i int) *corev1.ConfigMap { return inShard(t, s, fmt.Sprint("own-", i), true) }},
+		{name: "another shard, the informer filtering (gate off)", rvMoves: true, opts: []generic.Option{generic.WithShard(0, 2)},
+			outside: func(s *shardServer, i int) *corev1.ConfigMap { return inShard(t, s, fmt.Sprint("other-", i), false) },
+			inside:  func(s *shardServer, i int) *corev1.ConfigMap { return inShard(t, s, fmt.Sprint("own-", i), true) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			server := newShardServer(tc.honours, false)
+			factory := newFactory[*corev1.ConfigMap](server.Source, nil, tc.opts...)
+			defer factory.Shutdown()
+			informer := acquire(factory, configMapsGVR)
+			ctx, cancel := testContext(t)
+			defer cancel()
+			factory.Start(ctx)
+			if err := factory.WaitForCacheSync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 7 {
+				written := tc.outside(server, i)
+				server.apply(watch.Added, written)
+				if err := informer.WaitForWrite(ctx, written); err != nil {
+					t.Fatalf("write %d outside the selection: %v", i, err)
+				}
+				if _, err := informer.Lister().Namespace(written.Namespace).Get(written.Name); !apierrors.IsNotFound(err) {
+					t.Errorf("write %d outside the selection: Get = %v, want NotFound", i, err)
+				}
+				if !tc.rvMoves {
+					continue
+				}
+				if err := informer.WaitForResourceVersion(ctx, written.ResourceVersion); err != nil {
+					t.Fatalf("write %d outside the selection: WaitForResourceVersion: %v", i, err)
+				}
+			}
+			own := tc.inside(server, 0)
+			server.apply(watch.Added, own)
+			if err := informer.WaitForWrite(ctx, own); err != nil {
+				t.Fatalf("a write inside the selection: %v", err)
+			}
+			if got, err := informer.Lister().Namespace(own.Namespace).Get(own.Name); err != nil || got.ResourceVersion != own.ResourceVersion {
+				t.Errorf("a write inside the selection: Get = %v, %v; want it at %s", got, err, own.ResourceVersion)
+			}
+		})
+	}
+	t.Run("a write that moves a cached object out of the selection", func(t *testing.T) {
+		server := newShardServer(true, false)
+		factory := newFactory[*corev1.ConfigMap](server.Source, nil, generic.WithLabelSelector("team=a"))
+		defer factory.Shutdown()
+		informer := acquire(factory, configMapsGVR)
+		ctx, cancel := testContext(t)
+		defer cancel()
+		held := team("team-a", "moved", "a", server.newUID())
+		server.apply(watch.Added, held)
+		factory.Start(ctx)
+		if err := factory.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		moved := held.DeepCopy()
+		moved.Labels["team"] = "b"
+		written := server.update(moved)
+		if err := informer.WaitForWrite(ctx, written); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := informer.Lister().Namespace("team-a").Get("moved"); !apierrors.IsNotFound(err) {
+			t.Errorf("Get = %v, want NotFound: the cache still holds the state before the write", err)
+		}
+	})
+}
+
+// inShard returns a new ConfigMap named name whose UID places it in shard
+// 0 of 2 (in), or in shard 1.
+func inShard(t *testing.T, s *shardServer, name string, in bool) *corev1.ConfigMap {
+	t.Helper()
+	shard0, err := parseShardSelector("shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: s.newUID()}}
+		if matches, err := shard0.Matches(cm); err == nil && matches == in {
+			return cm
+		}
 	}
 }

@@ -170,6 +170,13 @@ func (s *shardState) selection(key ShardKey) func() (sharding.Selector, uint64, 
 	}
 }
 
+// selector is the shard selector of key's hash space selected now (nil:
+// every object).
+func (s *shardState) selector(key ShardKey) sharding.Selector {
+	v, _ := s.view(key)
+	return v.selector
+}
+
 // describe describes the shard for an informer's Status: "" when it
 // holds every object; while a reshard is under way, "current+next".
 func (s *shardState) describe() string {

@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/sharding"
@@ -21,12 +22,15 @@ import (
 	"github.com/generic-informers/generic"
 )
 
-// shardServer is a fake API server of ConfigMaps for the sharding tests:
-// lists and watches (from a resourceVersion, replaying its event log), and,
-// when honours is set, the ShardSelector as kube-apiserver applies it with
-// the ShardedListAndWatch gate on (filtering with apimachinery's
-// pkg/sharding and echoing the selector in metadata.shardInfo); when not,
-// it ignores the selector as a server without the gate does.
+// shardServer is a fake API server of ConfigMaps for the sharding and
+// read-your-writes tests: lists and watches (from a resourceVersion,
+// replaying its event log) in a namespace or all, with a label selector as
+// kube-apiserver applies it (an object modified out of it is a DELETED
+// event, into it an ADDED one), and, when honours is set, the
+// ShardSelector as kube-apiserver applies it with the ShardedListAndWatch
+// gate on (filtering with apimachinery's pkg/sharding and echoing the
+// selector in metadata.shardInfo); when not, it ignores the selector as a
+// server without the gate does.
 type shardServer struct {
 	honours  bool
 	listOnly bool
@@ -34,7 +38,7 @@ type shardServer struct {
 	mu       sync.Mutex
 	rv       int
 	objects  map[string]*corev1.ConfigMap
-	log      []watch.Event // every change, in resourceVersion order
+	log      []logged // every change, in resourceVersion order
 	watchers []*shardWatcher
 	// selectors records the ShardSelector of every request.
 	selectors []string
@@ -43,9 +47,22 @@ type shardServer struct {
 	random *rand.Rand
 }
 
+// logged is a change and the object it changed (nil if new).
+type logged struct {
+	watch.Event
+	prev *corev1.ConfigMap
+}
+
 type shardWatcher struct {
-	selector sharding.Selector
-	w        *bigWatch
+	selection
+	w *bigWatch
+}
+
+// selection is what a list or watch asked for.
+type selection struct {
+	shard     sharding.Selector
+	namespace string
+	labels    labels.Selector
 }
 
 // bigWatch is a watch with room for every event of a test; unlike
@@ -88,10 +105,20 @@ func newShardServer(honours, listOnly bool) *shardServer {
 
 // Source serves every resource as the ConfigMaps, with WatchList
 // (client-go's default) unless listOnly is set.
-func (s *shardServer) Source(schema.GroupVersionResource, string, generic.TweakListOptionsFunc) cache.ListerWatcher {
+func (s *shardServer) Source(_ schema.GroupVersionResource, namespace string, tweak generic.TweakListOptionsFunc) cache.ListerWatcher {
 	lw := &cache.ListWatch{
-		ListWithContextFunc:  func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) { return s.list(o) },
-		WatchFuncWithContext: func(_ context.Context, o metav1.ListOptions) (watch.Interface, error) { return s.watch(o) },
+		ListWithContextFunc: func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			if tweak != nil {
+				tweak(&o)
+			}
+			return s.list(namespace, o)
+		},
+		WatchFuncWithContext: func(_ context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			if tweak != nil {
+				tweak(&o)
+			}
+			return s.watch(namespace, o)
+		},
 	}
 	if s.listOnly {
 		return listOnly{lw}
@@ -144,66 +171,113 @@ func (s *shardServer) delete(name string) {
 	}
 }
 
+// update replaces ConfigMap cm (by namespace/name) and returns it as
+// stored, with its new resourceVersion.
+func (s *shardServer) update(cm *corev1.ConfigMap) *corev1.ConfigMap {
+	stored := cm.DeepCopy()
+	s.apply(watch.Modified, stored)
+	return stored
+}
+
+// apply stores a change and sends each watch what it sees of it.
 func (s *shardServer) apply(kind watch.EventType, cm *corev1.ConfigMap) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rv++
 	cm.ResourceVersion = strconv.Itoa(s.rv)
 	key := cm.Namespace + "/" + cm.Name
+	prev := s.objects[key]
 	if kind == watch.Deleted {
 		delete(s.objects, key)
 	} else {
 		s.objects[key] = cm
 	}
 	event := watch.Event{Type: kind, Object: cm}
-	s.log = append(s.log, event)
+	s.log = append(s.log, logged{Event: event, prev: prev})
 	for _, w := range s.watchers {
-		if s.sends(w.selector, cm) {
-			w.w.Action(kind, cm.DeepCopy())
+		if seen, ok := w.sees(event, prev); ok {
+			w.w.Action(seen, cm.DeepCopy())
 		}
 	}
 }
 
-func (s *shardServer) selectorOf(o metav1.ListOptions) (sharding.Selector, error) {
-	s.selectors = append(s.selectors, o.ShardSelector)
-	if !s.honours || o.ShardSelector == "" {
-		return nil, nil
+// sees returns the event a watch of the selection gets for a change of
+// prev (nil if new) into event's object, if any: the server's watch cache
+// turns a modification out of a label selector into DELETED and one into
+// it into ADDED.
+func (sel selection) sees(event watch.Event, prev *corev1.ConfigMap) (watch.EventType, bool) {
+	now := sel.holds(event.Object.(*corev1.ConfigMap))
+	before := prev != nil && sel.holds(prev)
+	switch {
+	case event.Type != watch.Modified:
+		return event.Type, now
+	case now && !before:
+		return watch.Added, true
+	case !now && before:
+		return watch.Deleted, true
 	}
-	return parseShardSelector(o.ShardSelector)
+	return event.Type, now
 }
 
-func (s *shardServer) sends(selector sharding.Selector, cm *corev1.ConfigMap) bool {
-	if selector == nil {
+// selectionOf reads what a request asks for, and records its
+// ShardSelector.
+func (s *shardServer) selectionOf(namespace string, o metav1.ListOptions) (selection, error) {
+	s.selectors = append(s.selectors, o.ShardSelector)
+	sel := selection{namespace: namespace, labels: labels.Everything()}
+	if o.LabelSelector != "" {
+		parsed, err := labels.Parse(o.LabelSelector)
+		if err != nil {
+			return sel, err
+		}
+		sel.labels = parsed
+	}
+	if !s.honours || o.ShardSelector == "" {
+		return sel, nil
+	}
+	shard, err := parseShardSelector(o.ShardSelector)
+	sel.shard = shard
+	return sel, err
+}
+
+// holds reports whether cm is in the selection.
+func (sel selection) holds(cm *corev1.ConfigMap) bool {
+	if sel.namespace != "" && cm.Namespace != sel.namespace {
+		return false
+	}
+	if !sel.labels.Matches(labels.Set(cm.Labels)) {
+		return false
+	}
+	if sel.shard == nil {
 		return true
 	}
-	in, err := selector.Matches(cm)
+	in, err := sel.shard.Matches(cm)
 	return err == nil && in
 }
 
-func (s *shardServer) list(o metav1.ListOptions) (runtime.Object, error) {
+func (s *shardServer) list(namespace string, o metav1.ListOptions) (runtime.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	selector, err := s.selectorOf(o)
+	sel, err := s.selectionOf(namespace, o)
 	if err != nil {
 		return nil, err
 	}
 	s.lists++
 	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.Itoa(s.rv)}}
-	if selector != nil {
+	if sel.shard != nil {
 		list.ShardInfo = &metav1.ShardInfo{Selector: o.ShardSelector}
 	}
 	for _, cm := range s.objects {
-		if s.sends(selector, cm) {
+		if sel.holds(cm) {
 			list.Items = append(list.Items, *cm.DeepCopy())
 		}
 	}
 	return list, nil
 }
 
-func (s *shardServer) watch(o metav1.ListOptions) (watch.Interface, error) {
+func (s *shardServer) watch(namespace string, o metav1.ListOptions) (watch.Interface, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	selector, err := s.selectorOf(o)
+	sel, err := s.selectionOf(namespace, o)
 	if err != nil {
 		return nil, err
 	}
@@ -211,13 +285,13 @@ func (s *shardServer) watch(o metav1.ListOptions) (watch.Interface, error) {
 	if err != nil {
 		from = s.rv
 	}
-	w := &shardWatcher{selector: selector, w: newBigWatch()}
+	w := &shardWatcher{selection: sel, w: newBigWatch()}
 	if o.SendInitialEvents != nil && *o.SendInitialEvents {
 		s.lists++
 		// WatchList (KEP-3157): the objects as adds, then the bookmark
 		// that ends them; the stream carries no shardInfo.
 		for _, cm := range s.objects {
-			if s.sends(selector, cm) {
+			if sel.holds(cm) {
 				w.w.Action(watch.Added, cm.DeepCopy())
 			}
 		}
@@ -227,9 +301,9 @@ func (s *shardServer) watch(o metav1.ListOptions) (watch.Interface, error) {
 		}})
 		from = s.rv
 	}
-	for _, event := range s.log[from:] {
-		if cm := event.Object.(*corev1.ConfigMap); s.sends(selector, cm) {
-			w.w.Action(event.Type, cm.DeepCopy())
+	for _, l := range s.log[from:] {
+		if seen, ok := sel.sees(l.Event, l.prev); ok {
+			w.w.Action(seen, l.Object.(*corev1.ConfigMap).DeepCopy())
 		}
 	}
 	s.watchers = append(s.watchers, w)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/e2e/apiserver"
 	"github.com/generic-informers/generic/typed"
 )
 
@@ -228,4 +229,69 @@ func rywWriters(t *testing.T, cms interface {
 		}
 		return writes
 	}
+}
+
+// TestWaitForWriteOutsideSelection is defect 1: a write outside an
+// informer's selection (another namespace, labels its selector does not
+// match, another shard, gate on or off) is an event the informer never
+// stores, so its cache's resource version did not move and WaitForWrite
+// ended only at the server's next watch bookmark: 59.4 to 60.1 s for 7
+// writes in a row. Each of several writes in a row must now return within
+// a bound far below the bookmark period (and a first write right after
+// the watch starts is not enough: an early bookmark could pass it).
+func TestWaitForWriteOutsideSelection(t *testing.T) {
+	// bound is far below kube-apiserver's minute between bookmarks, far
+	// above what a wait that does not need one takes on a loaded machine.
+	const bound = 20 * time.Second
+	const writes = 7
+	type write struct{ namespace, team string }
+	run := func(t *testing.T, server *apiserver.Server, prefix string, opts []generic.Option, written func(i int) write) {
+		c := newCluster(t, server)
+		apply(t, c, namespaces(prefix)...)
+		client, err := kubernetes.NewForConfig(server.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		factory, err := typed.NewFactory(server.Config, scheme.Scheme, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer factory.Shutdown()
+		configMaps, err := typed.InformerFor[*corev1.ConfigMap](factory)
+		if err != nil {
+			t.Fatal(err)
+		}
+		syncAll(t, factory.Start, factory.WaitForCacheSync)
+		for i := range writes {
+			w := written(i)
+			cm, err := client.CoreV1().ConfigMaps(w.namespace).Create(testContext(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+				Name: fmt.Sprintf("%s-%d", prefix, i), Labels: map[string]string{"team": w.team},
+			}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			start := time.Now()
+			err = configMaps.WaitForWrite(ctx, cm)
+			cancel()
+			if err != nil {
+				t.Fatalf("write %d: %v", i, err)
+			}
+			t.Logf("write %d: WaitForWrite returned after %v", i, time.Since(start))
+		}
+	}
+	t.Run("another namespace", func(t *testing.T) {
+		run(t, shared, "rywns", []generic.Option{generic.WithNamespace("rywns-a")},
+			func(int) write { return write{namespace: "rywns-b", team: "a"} })
+	})
+	t.Run("labels the selector does not match", func(t *testing.T) {
+		run(t, shared, "rywlabel", []generic.Option{generic.WithNamespace("rywlabel-a"), generic.WithLabelSelector("team=a")},
+			func(int) write { return write{namespace: "rywlabel-a", team: "b"} })
+	})
+	forEachShardServer(t, func(t *testing.T, server *apiserver.Server, gate bool) {
+		// Of shard 0 of 2, about half the writes are outside, by the UIDs
+		// the server gives them.
+		run(t, server, "rywshard", []generic.Option{generic.WithNamespace("rywshard-a"), generic.WithShard(0, 2)},
+			func(int) write { return write{namespace: "rywshard-a", team: "a"} })
+	})
 }

@@ -87,6 +87,8 @@ func metered(ctx context.Context, m Meter, initialEvents bool, convert func(watc
 				m.Events(0, 1, 0, 0)
 			case watch.Deleted:
 				m.Events(0, 0, 1, 0)
+			default:
+				return out, commit, keep // a bookmark in the place of an object outside the shard
 			}
 			m.Stamp(out.Object, arrived)
 		}

@@ -219,13 +219,28 @@ func (in *ingest[T]) inShard(ctx context.Context, v view, t T) bool {
 }
 
 // outOfShard handles a watch event whose object is outside the watch's
-// shard: it is skipped, unless it deletes an object the informer holds
-// (one that was in the shard before a reshard), which must leave.
+// shard (the server ignored the selector): it deletes an object the
+// informer holds (one that was in the shard before a reshard), which must
+// leave; any other is handed on as a bookmark at its resource version, so
+// that the cache's resource version moves as the server's does and a wait
+// for a write to another shard (WaitForWrite) ends with it, not at the
+// server's next bookmark, a minute later.
 func (s *watchStream[T]) outOfShard(event watch.Event, key cache.ObjectName, t T) (watch.Event, commitFunc, bool) {
 	if _, known := s.get(key); !known {
-		return event, nil, false
+		return s.bookmarkAt(t.GetResourceVersion())
 	}
 	event.Type = watch.Deleted
 	event.Object = t
 	return event, func() func() { return s.removeUndoably(key) }, true
+}
+
+// bookmarkAt is a bookmark at resource version rv, or nothing if T cannot
+// be allocated or rv is empty.
+func (s *watchStream[T]) bookmarkAt(rv string) (watch.Event, commitFunc, bool) {
+	if s.in.newT == nil || rv == "" {
+		return watch.Event{}, nil, false
+	}
+	bookmark := s.in.newT()
+	bookmark.SetResourceVersion(rv)
+	return watch.Event{Type: watch.Bookmark, Object: bookmark}, nil, true
 }
