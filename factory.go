@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/registry"
 )
 
 // Factory hands out one shared Informer[T] per GroupVersionResource and
@@ -28,24 +30,9 @@ type Factory[T Object] struct {
 	// shard is the selection the informers of the factory's own shard
 	// share, which Reshard moves (factory_shard.go).
 	shard *shardState
-
-	mu        sync.Mutex
-	informers map[informerKey]*entry[T]
-	// retired holds, per resource, the last informer that stopped for good
-	// (WithStopWhenNotServed) and was replaced while its Run went on: its
-	// handlers may still be receiving the deletes it delivered, which
-	// cancelling it would drop. It makes no requests; it is cancelled when
-	// the next informer of its resource retires, at the last Release, or
-	// at Shutdown.
-	retired map[informerKey]*entry[T]
-	// startCtx is the context of the last Start, under which informers
-	// asked for later run at once; nil before Start or with
-	// WithDeferredStart.
-	startCtx     context.Context
-	shuttingDown bool
-	// live holds the entries whose Run, started by the Factory, has not
-	// returned, released ones included, so that Shutdown waits for all.
-	live map[*entry[T]]struct{}
+	// informers holds the informers, their holds and their runs
+	// (internal/registry).
+	informers *registry.Registry[informerKey, *informer[T]]
 }
 
 // informerKey names one informer of a Factory: its resource and the
@@ -61,30 +48,7 @@ type informerKey struct {
 }
 
 // entry is one informer of a Factory and how it runs.
-type entry[T Object] struct {
-	key      informerKey
-	informer *informer[T]
-	// options are the informer's resolved Options.
-	options options
-	// holders counts the holds not yet released.
-	holders int
-	// successor is the entry that replaced this one when it stopped; the
-	// holds carried over to it.
-	successor *entry[T]
-	// cancel stops the informer; nil until the Factory ran it.
-	cancel context.CancelFunc
-	// done is closed when the Factory's Run of the informer has returned.
-	done chan struct{}
-}
-
-func (e *entry[T]) started() bool { return e.cancel != nil }
-
-// cancelIfStarted cancels the informer without waiting for it.
-func (e *entry[T]) cancelIfStarted() {
-	if e != nil && e.cancel != nil {
-		e.cancel()
-	}
-}
+type entry[T Object] = registry.Entry[informerKey, *informer[T]]
 
 // NewFactory returns a Factory whose informers list and watch through source
 // and convert what it delivers with convert (nil: source delivers T; see
@@ -113,9 +77,7 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) (
 		opts:      opts,
 		options:   o,
 		shard:     newShardState(o.shardOrAll()),
-		informers: map[informerKey]*entry[T]{},
-		retired:   map[informerKey]*entry[T]{},
-		live:      map[*entry[T]]struct{}{},
+		informers: registry.New[informerKey](func(ctx context.Context, i *informer[T]) { i.Run(ctx) }, (*informer[T]).stopped, o.deferredStart),
 	}, nil
 }
 
@@ -140,7 +102,7 @@ type handle[T Object] struct {
 
 func (h *handle[T]) Release() bool {
 	released := false
-	h.once.Do(func() { released = h.factory.releaseEntry(h.entry) })
+	h.once.Do(func() { released = h.factory.informers.Release(h.entry) })
 	return released
 }
 
@@ -181,7 +143,7 @@ func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...Option) (H
 	if err != nil {
 		return nil, err
 	}
-	return &handle[T]{informer: e.informer, factory: f, entry: e}, nil
+	return &handle[T]{informer: e.Runner, factory: f, entry: e}, nil
 }
 
 // acquire takes a hold on the informer of gvr and the selection opts make,
@@ -201,93 +163,28 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []Option) (*e
 		}
 	}
 	key := informerKey{gvr: gvr, namespace: o.namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, ownShard: own, shardKey: o.shardKey}
-	f.mu.Lock()
-	e, previous := f.entryFor(key, o)
-	e.holders++
-	if !e.started() && f.startCtx != nil && f.startCtx.Err() == nil && !f.shuttingDown {
-		f.run(f.startCtx, e)
-	}
-	f.mu.Unlock()
-	previous.cancelIfStarted()
-	return e, nil
+	return f.informers.Acquire(key, func() *informer[T] { return f.newInformer(key, o) }), nil
 }
 
-// entryFor returns the live entry of key, making it with options o if
-// there is none or the one there stopped. A stopped entry whose Run goes on
-// is kept as retired, and the one retired before it is returned, to be
-// cancelled. f.mu must be held.
-func (f *Factory[T]) entryFor(key informerKey, o options) (e, previous *entry[T]) {
-	e, ok := f.informers[key]
-	if ok && (!e.informer.stopped() || f.shuttingDown) {
-		return e, nil
-	}
-	if ok {
-		o = e.options // a replacement is made as the informer it replaces
-	}
+// newInformer makes the informer of key with options o, over the
+// factory's Source.
+func (f *Factory[T]) newInformer(key informerKey, o options) *informer[T] {
 	lw := f.source(key.gvr, o.namespace, o.listTweak())
 	shard := f.shard
 	if key.ownShard != "" {
 		shard = newShardState(*o.shard)
 	}
-	fresh := &entry[T]{key: key, options: o, informer: newInformer(lw, key.gvr, f.convert, o, shard, selectionOf(o))}
-	f.informers[key] = fresh
-	if !ok {
-		return fresh, nil
-	}
-	fresh.holders = e.holders
-	e.successor = fresh
-	if !e.started() || !e.running() {
-		return fresh, nil
-	}
-	previous = f.retired[key]
-	f.retired[key] = e
-	return fresh, previous
-}
-
-// running reports whether the Factory's Run of the informer goes on.
-func (e *entry[T]) running() bool {
-	select {
-	case <-e.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// releaseEntry drops one hold on e, or on the entry that replaced it.
-func (f *Factory[T]) releaseEntry(e *entry[T]) bool {
-	f.mu.Lock()
-	for e.successor != nil {
-		e = e.successor
-	}
-	if f.informers[e.key] != e {
-		f.mu.Unlock()
-		return false // released already, or shut down
-	}
-	e.holders--
-	if e.holders > 0 {
-		f.mu.Unlock()
-		return false
-	}
-	delete(f.informers, e.key)
-	retired := f.retired[e.key]
-	delete(f.retired, e.key)
-	f.mu.Unlock()
-	retired.cancelIfStarted()
-	e.cancelIfStarted()
-	return true
+	return newInformer(lw, key.gvr, f.convert, o, shard, selectionOf(o))
 }
 
 // Statuses reports the Status of every informer of the factory, started or
 // not, keyed by resource. Of a resource with informers of several
 // selections (see Acquire), it reports one that is not Synced, if any.
 func (f *Factory[T]) Statuses() map[schema.GroupVersionResource]Status {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	statuses := make(map[schema.GroupVersionResource]Status, len(f.informers))
-	for key, e := range f.informers {
-		if seen, ok := statuses[key.gvr]; !ok || seen.State == Synced {
-			statuses[key.gvr] = e.informer.Status()
+	statuses := map[schema.GroupVersionResource]Status{}
+	for _, e := range f.informers.Entries() {
+		if seen, ok := statuses[e.Key.gvr]; !ok || seen.State == Synced {
+			statuses[e.Key.gvr] = e.Runner.Status()
 		}
 	}
 	return statuses
@@ -302,36 +199,7 @@ func (f *Factory[T]) Start(ctx context.Context) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.shuttingDown {
-		return
-	}
-	if !f.options.deferredStart {
-		f.startCtx = ctx
-	}
-	for _, e := range f.informers {
-		if !e.started() {
-			f.run(ctx, e)
-		}
-	}
-}
-
-// run starts one informer; f.mu must be held. An informer its caller ran by
-// hand already is only marked started: its Run returns at once.
-func (f *Factory[T]) run(ctx context.Context, e *entry[T]) {
-	runCtx, cancel := context.WithCancel(ctx)
-	e.cancel = cancel
-	e.done = make(chan struct{})
-	f.live[e] = struct{}{}
-	go func() {
-		defer close(e.done)
-		defer cancel()
-		e.informer.Run(runCtx)
-		f.mu.Lock()
-		delete(f.live, e)
-		f.mu.Unlock()
-	}()
+	f.informers.Start(ctx)
 }
 
 // WaitForCacheSync waits until every started informer has synced or ctx
@@ -351,27 +219,15 @@ func (f *Factory[T]) WaitForCacheSync(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	var unsynced []Status
-	for _, e := range f.startedInformers() {
-		if !waitForSync(ctx, e.informer) {
-			unsynced = append(unsynced, e.informer.Status())
+	for _, e := range f.informers.Started() {
+		if !waitForSync(ctx, e.Runner) {
+			unsynced = append(unsynced, e.Runner.Status())
 		}
 	}
 	if len(unsynced) == 0 {
 		return nil
 	}
 	return newSyncError(unsynced, ctx.Err())
-}
-
-func (f *Factory[T]) startedInformers() map[informerKey]*entry[T] {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	started := make(map[informerKey]*entry[T], len(f.informers))
-	for key, e := range f.informers {
-		if e.started() {
-			started[key] = e
-		}
-	}
-	return started
 }
 
 // waitForSync waits until the informer's cache is filled, it stops, or ctx
@@ -410,18 +266,4 @@ func waitForSync[T Object](ctx context.Context, i *informer[T]) bool {
 // Unlike client-go's factories, whose Shutdown only waits for the stop
 // channel given to Start to close, Shutdown stops the informers itself.
 // Informers run by hand (Informer().Run) run until their caller stops them.
-func (f *Factory[T]) Shutdown() {
-	f.mu.Lock()
-	f.shuttingDown = true
-	all := make([]*entry[T], 0, len(f.live))
-	for e := range f.live {
-		all = append(all, e)
-	}
-	f.mu.Unlock()
-	for _, e := range all {
-		e.cancelIfStarted()
-	}
-	for _, e := range all {
-		<-e.done
-	}
-}
+func (f *Factory[T]) Shutdown() { f.informers.Shutdown() }

@@ -61,12 +61,12 @@ func (f *Factory[T]) Reshard(ctx context.Context, next Shard) error {
 // shard has listed at least the given generation of its selection and its
 // cache holds that list.
 func (f *Factory[T]) waitForSelection(ctx context.Context, generation uint64) error {
-	for _, e := range f.startedInformers() {
-		if e.key.ownShard != "" {
+	for _, e := range f.informers.Started() {
+		if e.Key.ownShard != "" {
 			continue
 		}
-		if err := waitForListed(ctx, e.informer, generation); err != nil {
-			return fmt.Errorf("generic: reshard of %s: %w", e.informer.gvr, err)
+		if err := waitForListed(ctx, e.Runner, generation); err != nil {
+			return fmt.Errorf("generic: reshard of %s: %w", e.Runner.gvr, err)
 		}
 	}
 	return nil

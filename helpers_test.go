@@ -151,7 +151,7 @@ func runsLibraryCode(line string) bool {
 	}
 	ours := strings.Contains(line, "github.com/generic-informers/generic.") ||
 		strings.Contains(line, "github.com/generic-informers/generic/internal/")
-	return ours && !strings.Contains(line, "generic.(*Factory[...]).run.func1(")
+	return ours && !strings.Contains(line, "registry.(*Registry[...]).runLocked.func1(")
 }
 
 // waitForNoLibraryGoroutines waits, bounded, until no goroutine runs the

@@ -3,12 +3,12 @@ package generic
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/sharding"
+
+	"github.com/generic-informers/generic/internal/shardsel"
 )
 
 // Shard is one of Count contiguous, equal ranges of the 64-bit FNV-1a hash
@@ -79,102 +79,40 @@ func (s Shard) validate() error {
 	return nil
 }
 
-// bound is the lower bound of range i of n, as the ShardSelector writes
-// it: i·2^64/n, rounded down, in 16 hex digits; 2^64 for i = n.
-func bound(i, n int) string {
-	if i >= n {
-		return "0x10000000000000000"
-	}
-	quotient, _ := bits.Div64(uint64(i), 0, uint64(n)) // (i·2^64)/n; i < n, so it fits
-	return fmt.Sprintf("0x%016x", quotient)
-}
+// shardRange is the shard as internal/shardsel takes it.
+func (s Shard) shardRange() shardsel.Range { return shardsel.Range{Index: s.Index, Count: s.count()} }
 
-// requirement is the shard's range of key's hash space.
-func (s Shard) requirement(key ShardKey) sharding.ShardRangeRequirement {
-	return sharding.ShardRangeRequirement{Key: string(key), Start: bound(s.Index, s.count()), End: bound(s.Index+1, s.count())}
-}
-
-// shardView is what one list or watch request is made with: the shard
-// selector (nil: every object) and the generation of the shardState it was
-// read at.
-type shardView struct {
-	selector   sharding.Selector
-	generation uint64
-}
-
-// ShardSelector returns the selector's wire form for
-// metav1.ListOptions.ShardSelector; "" for every object.
-func (v shardView) ShardSelector() string {
-	if v.selector == nil {
-		return ""
-	}
-	return v.selector.String()
-}
+// shardOf is the Shard of a shardsel.Range.
+func shardOf(r shardsel.Range) Shard { return Shard{Index: r.Index, Count: r.Count} }
 
 // shardState is the shard the informers that share it select, and how it
-// changes. A Factory's informers share the factory's; WithShard given to
-// one informer gives it one of its own.
-//
-// Resharding moves from one shard to the next in two steps, so that no
-// object is left out of every replica's cache: widen selects the union of
-// the two shards; narrow selects the next one alone. Each step that
-// changes the selection bumps the generation and closes changed, which
-// makes every watch made at an older generation end (see ingest), so that
-// the reflector relists with the new selection.
-type shardState struct {
-	mu      sync.Mutex
-	current Shard
-	// widened is the shard the current one is being widened to, or nil.
-	widened    *Shard
-	generation uint64
-	changed    chan struct{}
-}
+// changes (internal/shardsel): a Factory's informers share the factory's;
+// WithShard given to one informer gives it one of its own.
+type shardState struct{ state *shardsel.State }
 
-func newShardState(s Shard) *shardState {
-	return &shardState{current: s, changed: make(chan struct{})}
-}
-
-// view returns the selection of key's hash space to request now, and a
-// channel closed when it changes.
-func (s *shardState) view(key ShardKey) (shardView, <-chan struct{}) {
-	if s == nil {
-		return shardView{}, nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return shardView{selector: s.selectorLocked(key), generation: s.generation}, s.changed
-}
-
-func (s *shardState) selectorLocked(key ShardKey) sharding.Selector {
-	shards := []Shard{s.current}
-	if s.widened != nil {
-		shards = append(shards, *s.widened)
-	}
-	var reqs []sharding.ShardRangeRequirement
-	for _, shard := range shards {
-		// Shards are validated where they are given.
-		if shard.all() {
-			return nil
-		}
-		reqs = append(reqs, shard.requirement(key))
-	}
-	return sharding.NewSelector(reqs...)
-}
+func newShardState(s Shard) *shardState { return &shardState{state: shardsel.New(s.shardRange())} }
 
 // selection returns the list/watch chain's hook that reads the selection
 // of key's hash space to request now (see listwatch.Hooks.Selection).
 func (s *shardState) selection(key ShardKey) func() (sharding.Selector, uint64, <-chan struct{}) {
-	return func() (sharding.Selector, uint64, <-chan struct{}) {
-		v, changed := s.view(key)
-		return v.selector, v.generation, changed
-	}
+	return func() (sharding.Selector, uint64, <-chan struct{}) { return s.state.Selection(string(key)) }
 }
 
 // selector is the shard selector of key's hash space selected now (nil:
 // every object).
 func (s *shardState) selector(key ShardKey) sharding.Selector {
-	v, _ := s.view(key)
-	return v.selector
+	selector, _, _ := s.state.Selection(string(key))
+	return selector
+}
+
+// shard returns the shard selected, and the one being widened to.
+func (s *shardState) shard() (current Shard, widened *Shard) {
+	c, w := s.state.Ranges()
+	if w != nil {
+		next := shardOf(*w)
+		widened = &next
+	}
+	return shardOf(c), widened
 }
 
 // describe describes the shard for an informer's Status: "" when it
@@ -190,55 +128,22 @@ func (s *shardState) describe() string {
 	return current.String()
 }
 
-// shard returns the shard selected, and the one being widened to.
-func (s *shardState) shard() (current Shard, widened *Shard) {
-	if s == nil {
-		return Shard{}, nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.current, s.widened
-}
-
-// widen selects the union of the current shard and next, and returns the
-// generation that selection has. It changes nothing when that is already
-// the selection.
+// widen selects the union of the current shard and next, a valid one
+// first, and returns the generation that selection has (shardsel.Widen).
 func (s *shardState) widen(next Shard) (uint64, error) {
 	if err := next.validate(); err != nil {
 		return 0, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.current == next || (s.widened != nil && *s.widened == next) {
-		return s.generation, nil
-	}
-	if s.widened != nil {
-		return 0, fmt.Errorf("generic: resharding to %v has begun; finish it (Reshard(%d, %d)) before widening to %v", *s.widened, s.widened.Index, s.widened.Count, next)
-	}
-	s.widened = &next
-	return s.bumpLocked(), nil
+	return s.state.Widen(next.shardRange())
 }
 
-// narrow selects next alone and returns the generation that selection has.
-// It changes nothing when that is already the selection.
+// narrow selects next, a valid one, alone and returns the generation that
+// selection has.
 func (s *shardState) narrow(next Shard) (uint64, error) {
 	if err := next.validate(); err != nil {
 		return 0, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.current == next && s.widened == nil {
-		return s.generation, nil
-	}
-	s.current, s.widened = next, nil
-	return s.bumpLocked(), nil
-}
-
-func (s *shardState) bumpLocked() uint64 {
-	s.generation++
-	close(s.changed)
-	s.changed = make(chan struct{})
-	return s.generation
+	return s.state.Narrow(next.shardRange()), nil
 }
 
 // errShardKey is a ShardKey that is neither of the two the server knows.

@@ -82,11 +82,11 @@ func tweakedSource(source Source, tweak TweakListOptionsFunc) Source {
 func (f *GenericInformerFactory[T]) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
 	e, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
 	f.mu.Lock()
-	f.holds[gvr] = append(f.holds[gvr], &handle[T]{informer: e.informer, factory: f.factory, entry: e})
+	f.holds[gvr] = append(f.holds[gvr], &handle[T]{informer: e.Runner, factory: f.factory, entry: e})
 	f.mu.Unlock()
 	// Adapters of the same informer compare equal, as client-go's
 	// ForResource returns the same value for the same informer.
-	return NewGenericInformer[T](e.informer)
+	return NewGenericInformer[T](e.Runner)
 }
 
 // Release drops one hold on the informer of gvr (see Releaser).
@@ -129,10 +129,10 @@ func (f *GenericInformerFactory[T]) StartWithContext(ctx context.Context) { f.fa
 // events of changes made between an informer's list and its watch.
 func (f *GenericInformerFactory[T]) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
 	synced := map[schema.GroupVersionResource]bool{}
-	for key, e := range f.factory.startedInformers() {
-		i := e.informer
+	for _, e := range f.factory.informers.Started() {
+		i := e.Runner
 		cache.WaitForCacheSync(stopCh, func() bool { return i.HasSynced() || i.stopped() })
-		synced[key.gvr] = i.HasSynced()
+		synced[e.Key.gvr] = i.HasSynced()
 	}
 	return synced
 }

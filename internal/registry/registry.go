@@ -1,0 +1,242 @@
+// Package registry is the bookkeeping of a factory's shared informers:
+// one per key (a resource and a selection), the holds on it, its run, its
+// replacement when it has stopped, and the end of them all.
+//
+// An entry is made on first acquire and counts holds; the last release
+// removes it and cancels its run (without waiting: see Release). An entry
+// whose runner has stopped is replaced, at the next acquire, by a fresh
+// one made as it was, and the holds carry over; the stopped one, if its
+// run goes on (an informer that stopped for good still delivers its
+// deletes), is retired, and cancelled when the next one of its key
+// retires, at the last release, or at Shutdown, which waits for every run.
+//
+// It imports nothing of this module: what it runs (R) and how it tells
+// that one stopped are the factory's, handed to New.
+package registry
+
+import (
+	"context"
+	"sync"
+)
+
+// Registry holds the runners of a factory by key. It is safe for
+// concurrent use. The zero Registry is not usable; call New.
+type Registry[K comparable, R any] struct {
+	run     func(ctx context.Context, r R)
+	stopped func(r R) bool
+	// deferred: runners acquired after Start run at the next Start, as
+	// client-go's factories' informers do.
+	deferred bool
+
+	mu      sync.Mutex
+	entries map[K]*Entry[K, R]
+	// retired holds, per key, the last entry that stopped and was replaced
+	// while its run went on.
+	retired map[K]*Entry[K, R]
+	// startCtx is the context of the last Start, under which runners
+	// acquired later run at once; nil before Start or if deferred.
+	startCtx     context.Context
+	shuttingDown bool
+	// live holds the entries whose run has not returned, released ones
+	// included, so that Shutdown waits for all.
+	live map[*Entry[K, R]]struct{}
+}
+
+// Entry is one runner of a Registry and how it runs.
+type Entry[K comparable, R any] struct {
+	Key    K
+	Runner R
+	// newRunner makes a fresh runner as this one was, to replace it.
+	newRunner func() R
+	// holders counts the holds not yet released.
+	holders int
+	// successor is the entry that replaced this one when it stopped; the
+	// holds carried over to it.
+	successor *Entry[K, R]
+	// cancel stops the run; nil until the Registry ran it.
+	cancel context.CancelFunc
+	// done is closed when the run has returned.
+	done chan struct{}
+}
+
+// New returns a Registry that runs a runner with run (it returns when the
+// runner has stopped and its goroutines have ended) and tells that one has
+// stopped, and will not run again, with stopped. With deferred, runners
+// acquired after Start run at the next Start.
+func New[K comparable, R any](run func(context.Context, R), stopped func(R) bool, deferred bool) *Registry[K, R] {
+	return &Registry[K, R]{
+		run: run, stopped: stopped, deferred: deferred,
+		entries: map[K]*Entry[K, R]{},
+		retired: map[K]*Entry[K, R]{},
+		live:    map[*Entry[K, R]]struct{}{},
+	}
+}
+
+func (e *Entry[K, R]) started() bool { return e.cancel != nil }
+
+// running reports whether the entry's run goes on.
+func (e *Entry[K, R]) running() bool {
+	select {
+	case <-e.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// cancelIfStarted cancels the entry's run without waiting for it.
+func (e *Entry[K, R]) cancelIfStarted() {
+	if e != nil && e.cancel != nil {
+		e.cancel()
+	}
+}
+
+// Acquire takes a hold on the runner of key, making it with newRunner if there
+// is none or the one there stopped (unless the Registry is shutting down),
+// and runs it if the Registry has started. newRunner is called with the
+// Registry's lock held: it must not call back into the Registry.
+func (r *Registry[K, R]) Acquire(key K, newRunner func() R) *Entry[K, R] {
+	r.mu.Lock()
+	e, previous := r.entryFor(key, newRunner)
+	e.holders++
+	if !e.started() && r.startCtx != nil && r.startCtx.Err() == nil && !r.shuttingDown {
+		r.runLocked(r.startCtx, e)
+	}
+	r.mu.Unlock()
+	previous.cancelIfStarted()
+	return e
+}
+
+// entryFor returns the live entry of key, making it if there is none or
+// the one there stopped. A stopped entry whose run goes on is kept as
+// retired, and the one retired before it is returned, to be cancelled.
+// r.mu must be held.
+func (r *Registry[K, R]) entryFor(key K, newRunner func() R) (e, previous *Entry[K, R]) {
+	e, ok := r.entries[key]
+	if ok && (!r.stopped(e.Runner) || r.shuttingDown) {
+		return e, nil
+	}
+	if ok {
+		newRunner = e.newRunner // a replacement is made as the runner it replaces
+	}
+	fresh := &Entry[K, R]{Key: key, Runner: newRunner(), newRunner: newRunner}
+	r.entries[key] = fresh
+	if !ok {
+		return fresh, nil
+	}
+	fresh.holders = e.holders
+	e.successor = fresh
+	if !e.started() || !e.running() {
+		return fresh, nil
+	}
+	previous = r.retired[key]
+	r.retired[key] = e
+	return fresh, previous
+}
+
+// Release drops one hold on e, or on the entry that replaced it, and
+// reports whether it was the last: then the entry leaves the Registry and
+// its run (and that of the entry retired before it) is cancelled. It does
+// not wait for the run to return: Shutdown does.
+func (r *Registry[K, R]) Release(e *Entry[K, R]) bool {
+	r.mu.Lock()
+	for e.successor != nil {
+		e = e.successor
+	}
+	if r.entries[e.Key] != e {
+		r.mu.Unlock()
+		return false // released already, or shut down
+	}
+	e.holders--
+	if e.holders > 0 {
+		r.mu.Unlock()
+		return false
+	}
+	delete(r.entries, e.Key)
+	retired := r.retired[e.Key]
+	delete(r.retired, e.Key)
+	r.mu.Unlock()
+	retired.cancelIfStarted()
+	e.cancelIfStarted()
+	return true
+}
+
+// Entries returns the entries held, started or not.
+func (r *Registry[K, R]) Entries() []*Entry[K, R] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := make([]*Entry[K, R], 0, len(r.entries))
+	for _, e := range r.entries {
+		all = append(all, e)
+	}
+	return all
+}
+
+// Started returns the entries held that the Registry ran.
+func (r *Registry[K, R]) Started() []*Entry[K, R] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	started := make([]*Entry[K, R], 0, len(r.entries))
+	for _, e := range r.entries {
+		if e.started() {
+			started = append(started, e)
+		}
+	}
+	return started
+}
+
+// Start runs every entry that is not running yet, each in its own
+// goroutine, until ctx ends or Shutdown, and those acquired later at once
+// under ctx (unless deferred). It does not block, and does nothing after
+// Shutdown.
+func (r *Registry[K, R]) Start(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shuttingDown {
+		return
+	}
+	if !r.deferred {
+		r.startCtx = ctx
+	}
+	for _, e := range r.entries {
+		if !e.started() {
+			r.runLocked(ctx, e)
+		}
+	}
+}
+
+// runLocked starts one entry's run; r.mu must be held.
+func (r *Registry[K, R]) runLocked(ctx context.Context, e *Entry[K, R]) {
+	runCtx, cancel := context.WithCancel(ctx)
+	e.cancel = cancel
+	e.done = make(chan struct{})
+	r.live[e] = struct{}{}
+	go func() {
+		defer close(e.done)
+		defer cancel()
+		r.run(runCtx, e.Runner)
+		r.mu.Lock()
+		delete(r.live, e)
+		r.mu.Unlock()
+	}()
+}
+
+// Shutdown cancels every run, released and retired ones included, and
+// returns when all have returned. After it, Start does nothing. It may be
+// called any number of times, also concurrently; it must not be called
+// from a run, which it would wait for.
+func (r *Registry[K, R]) Shutdown() {
+	r.mu.Lock()
+	r.shuttingDown = true
+	all := make([]*Entry[K, R], 0, len(r.live))
+	for e := range r.live {
+		all = append(all, e)
+	}
+	r.mu.Unlock()
+	for _, e := range all {
+		e.cancelIfStarted()
+	}
+	for _, e := range all {
+		<-e.done
+	}
+}

@@ -1,0 +1,129 @@
+// Package shardsel is the shard selection a factory's informers share and
+// how it changes (KEP-5866, sharded list and watch): the hash ranges,
+// written as metav1.ListOptions.ShardSelector writes them, and the two-step
+// reshard, which widens the selection to the union of the current range
+// and the next one before it narrows to the next one alone, so that no
+// object is ever left out of every replica's cache.
+//
+// It imports nothing of this module. The list/watch chain reads the
+// selection through State.Selection, a hook the root package hands it.
+package shardsel
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/sharding"
+)
+
+// Range is range Index of Count contiguous, equal ranges of the 64-bit
+// hash space: [Index·2^64/Count, (Index+1)·2^64/Count), rounded down.
+// Count 1 is every object. A Range is valid when 1 <= Count and
+// 0 <= Index < Count; the root package checks that where shards are
+// given.
+type Range struct{ Index, Count int }
+
+func (r Range) String() string { return fmt.Sprintf("%d/%d", r.Index, r.Count) }
+
+// all reports whether the range holds every object.
+func (r Range) all() bool { return r.Count <= 1 }
+
+// requirement is the range of key's hash space.
+func (r Range) requirement(key string) sharding.ShardRangeRequirement {
+	return sharding.ShardRangeRequirement{Key: key, Start: Bound(r.Index, r.Count), End: Bound(r.Index+1, r.Count)}
+}
+
+// Bound is the lower bound of range i of n, as the ShardSelector writes
+// it: i·2^64/n, rounded down, in 16 lowercase hex digits with a 0x
+// prefix; 2^64 (0x10000000000000000) for i = n.
+func Bound(i, n int) string {
+	if i >= n {
+		return "0x10000000000000000"
+	}
+	quotient, _ := bits.Div64(uint64(i), 0, uint64(n)) // (i·2^64)/n; i < n, so it fits
+	return fmt.Sprintf("0x%016x", quotient)
+}
+
+// State is the range the informers that share it select, and how it
+// changes. Each step of a reshard that changes the selection bumps the
+// generation and closes the changed channel, which makes every watch made
+// at an older generation end (the list/watch chain's shard filter), so
+// that the reflector relists with the new selection. It is safe for
+// concurrent use.
+type State struct {
+	mu      sync.Mutex
+	current Range
+	// widened is the range the current one is being widened to, or nil.
+	widened    *Range
+	generation uint64
+	changed    chan struct{}
+}
+
+// New returns the State of range r.
+func New(r Range) *State {
+	return &State{current: r, changed: make(chan struct{})}
+}
+
+// Selection returns the selector of key's hash space to request now (nil:
+// every object), the generation it has, and a channel closed when it
+// changes: the shape of the list/watch chain's Selection hook.
+func (s *State) Selection(key string) (sharding.Selector, uint64, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ranges := []Range{s.current}
+	if s.widened != nil {
+		ranges = append(ranges, *s.widened)
+	}
+	var reqs []sharding.ShardRangeRequirement
+	for _, r := range ranges {
+		if r.all() {
+			return nil, s.generation, s.changed
+		}
+		reqs = append(reqs, r.requirement(key))
+	}
+	return sharding.NewSelector(reqs...), s.generation, s.changed
+}
+
+// Ranges returns the range selected, and the one being widened to.
+func (s *State) Ranges() (current Range, widened *Range) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current, s.widened
+}
+
+// Widen selects the union of the current range and next, and returns the
+// generation that selection has. It changes nothing when that is already
+// the selection; it is an error while a widening to another range is
+// under way.
+func (s *State) Widen(next Range) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == next || (s.widened != nil && *s.widened == next) {
+		return s.generation, nil
+	}
+	if s.widened != nil {
+		return 0, fmt.Errorf("generic: resharding to %v has begun; finish it (Reshard(%d, %d)) before widening to %v", *s.widened, s.widened.Index, s.widened.Count, next)
+	}
+	s.widened = &next
+	return s.bumpLocked(), nil
+}
+
+// Narrow selects next alone and returns the generation that selection
+// has. It changes nothing when that is already the selection.
+func (s *State) Narrow(next Range) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == next && s.widened == nil {
+		return s.generation
+	}
+	s.current, s.widened = next, nil
+	return s.bumpLocked()
+}
+
+func (s *State) bumpLocked() uint64 {
+	s.generation++
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return s.generation
+}
