@@ -13,10 +13,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic/internal/callbacks"
+	"github.com/generic-informers/generic/internal/handlers"
 	"github.com/generic-informers/generic/internal/listwatch"
 	"github.com/generic-informers/generic/internal/objectedit"
 	"github.com/generic-informers/generic/internal/telemetry"
@@ -199,7 +199,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
 	})
-	i.tracked = &runTracked{SharedIndexInformer: i.shared, run: i.Run, clock: i.telemetry.Clock(), setTransform: i.setTransform}
+	i.tracked = handlers.Shared(i.shared, i.Run, i.setTransform, i.newCursor)
 	// The informer has not started, so this cannot fail.
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
 	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
@@ -208,8 +208,9 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 
 type informer[T Object] struct {
 	shared cache.SharedIndexInformer
-	// tracked is shared as Informer() hands it out: its Run is ours.
-	tracked      *runTracked
+	// tracked is shared as Informer() hands it out: its Run is ours
+	// (handlers.Shared).
+	tracked      cache.SharedIndexInformer
 	lister       Lister[T]
 	gvr          schema.GroupVersionResource
 	namespace    string
@@ -243,75 +244,6 @@ type informer[T Object] struct {
 	// WithMetricsProvider's, nil without one.
 	telemetry *telemetry.Telemetry
 	provider  MetricsProvider
-}
-
-// runTracked is the informer's cache.SharedIndexInformer as handed out by
-// Informer(): running it by hand (Informer().Run(stopCh), as client-go
-// users do) runs the Informer[T], so that its State, and the Factory that
-// shares it, know it is running and when it stops.
-//
-// Handlers added through it, the client-go way, are measured for the
-// delivery latency as typed ones are.
-type runTracked struct {
-	cache.SharedIndexInformer
-	run   func(context.Context)
-	clock *telemetry.Clock
-	// setTransform is the informer's: the transform runs in the ingest,
-	// as WithTransform's does, so that there is one way to transform.
-	setTransform func(cache.TransformFunc) error
-}
-
-func (r *runTracked) Run(stopCh <-chan struct{}) { r.run(wait.ContextForChannel(stopCh)) }
-
-// SetTransform sets the informer's transform, as WithTransform does: it
-// runs in the ingest, on each object converted, before it is recorded or
-// stored (see WithTransform). As in client-go, it fails once the informer
-// has started.
-func (r *runTracked) SetTransform(transform cache.TransformFunc) error {
-	return r.setTransform(transform)
-}
-
-func (r *runTracked) RunWithContext(ctx context.Context) { r.run(ctx) }
-
-func (r *runTracked) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
-	return r.SharedIndexInformer.AddEventHandler(r.recorded(handler))
-}
-
-func (r *runTracked) AddEventHandlerWithResyncPeriod(handler cache.ResourceEventHandler, resyncPeriod time.Duration) (cache.ResourceEventHandlerRegistration, error) {
-	return r.SharedIndexInformer.AddEventHandlerWithResyncPeriod(r.recorded(handler), resyncPeriod)
-}
-
-func (r *runTracked) AddEventHandlerWithOptions(handler cache.ResourceEventHandler, options cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
-	return r.SharedIndexInformer.AddEventHandlerWithOptions(r.recorded(handler), options)
-}
-
-func (r *runTracked) recorded(handler cache.ResourceEventHandler) cache.ResourceEventHandler {
-	if handler == nil {
-		return nil // client-go refuses it
-	}
-	return &recordedHandler{ResourceEventHandler: handler, cursor: r.clock.Cursor()}
-}
-
-// recordedHandler measures the delivery latency of a client-go handler,
-// as typedHandler does of a typed one.
-type recordedHandler struct {
-	cache.ResourceEventHandler
-	cursor telemetry.Cursor
-}
-
-func (h *recordedHandler) OnAdd(obj any, isInInitialList bool) {
-	h.cursor.Delivered(obj)
-	h.ResourceEventHandler.OnAdd(obj, isInInitialList)
-}
-
-func (h *recordedHandler) OnUpdate(oldObj, newObj any) {
-	h.cursor.Delivered(newObj)
-	h.ResourceEventHandler.OnUpdate(oldObj, newObj)
-}
-
-func (h *recordedHandler) OnDelete(obj any) {
-	h.cursor.Delivered(obj)
-	h.ResourceEventHandler.OnDelete(obj)
 }
 
 func (i *informer[T]) Informer() cache.SharedIndexInformer { return i.tracked }
@@ -418,7 +350,18 @@ func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T]
 	default:
 		return nil, fmt.Errorf("generic: at most one HandlerOptions may be passed, got %d", len(options))
 	}
-	return i.shared.AddEventHandlerWithOptions(&typedHandler[T]{handler: handler, report: i.report, cursor: i.telemetry.Clock().Cursor()}, o)
+	return i.shared.AddEventHandlerWithOptions(&handlers.Typed[T]{Handler: handler, Report: i.report, WrongType: unexpectedEventType[T], Cursor: i.newCursor()}, o)
+}
+
+// newCursor is a new handler's place in the informer's delivery clock.
+func (i *informer[T]) newCursor() handlers.Cursor {
+	cursor := i.telemetry.Clock().Cursor()
+	return &cursor
+}
+
+func unexpectedEventType[T Object](verb string, obj any) error {
+	var zero T
+	return fmt.Errorf("%w: %s event for a %T, not a %T", ErrUnexpectedType, verb, obj, zero)
 }
 
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {

@@ -1,14 +1,11 @@
 package generic
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -63,12 +60,11 @@ type NamespaceLister[T runtime.Object] interface {
 // wrapping ErrUnexpectedType, and List and ByIndex return the T values
 // together with such an error.
 func NewLister[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource) Lister[T] {
-	return &lister[T]{indexer: indexer, resource: resource}
+	return &lister[T]{read: listing.Reader[T]{Indexer: indexer, Resource: resource, WrongType: unexpectedType[T]}}
 }
 
 type lister[T runtime.Object] struct {
-	indexer  cache.Indexer
-	resource schema.GroupResource
+	read listing.Reader[T]
 	// namespaces caches the NamespaceLister of each namespace asked for,
 	// so that Namespace(ns).Get(name), the commonest read, allocates
 	// nothing but its key; see maxCachedNamespaces.
@@ -81,21 +77,17 @@ type lister[T runtime.Object] struct {
 // each call, as client-go's listers do.
 const maxCachedNamespaces = 10000
 
-var errNilIndexer = errors.New("generic: Lister over a nil cache.Indexer")
-
 func (l *lister[T]) List(selector labels.Selector) ([]T, error) {
-	return listByNamespace[T](l.indexer, l.resource, metav1.NamespaceAll, selector)
+	return l.read.List(metav1.NamespaceAll, selector)
 }
 
-func (l *lister[T]) Get(name string) (T, error) {
-	return getByKey[T](l.indexer, l.resource, name, name)
-}
+func (l *lister[T]) Get(name string) (T, error) { return l.read.Get(name, name) }
 
 func (l *lister[T]) Namespace(namespace string) NamespaceLister[T] {
 	if cached, ok := l.namespaces.Load(namespace); ok {
 		return cached.(*namespaceLister[T])
 	}
-	nl := &namespaceLister[T]{indexer: l.indexer, resource: l.resource, namespace: namespace}
+	nl := &namespaceLister[T]{read: l.read, namespace: namespace}
 	if l.cached.Load() < maxCachedNamespaces {
 		if cached, loaded := l.namespaces.LoadOrStore(namespace, nl); loaded {
 			return cached.(*namespaceLister[T])
@@ -106,89 +98,20 @@ func (l *lister[T]) Namespace(namespace string) NamespaceLister[T] {
 }
 
 func (l *lister[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
-	if l.indexer == nil {
-		return nil, errNilIndexer
-	}
-	objs, err := l.indexer.ByIndex(indexName, indexedValue)
-	if err != nil {
-		return nil, err
-	}
-	ret := make([]T, 0, len(objs))
-	var mismatch error
-	for _, obj := range objs {
-		if t, ok := obj.(T); ok {
-			ret = append(ret, t)
-		} else if mismatch == nil {
-			mismatch = unexpectedType[T](l.resource, obj)
-		}
-	}
-	return ret, mismatch
+	return l.read.ByIndex(indexName, indexedValue)
 }
 
 type namespaceLister[T runtime.Object] struct {
-	indexer   cache.Indexer
-	resource  schema.GroupResource
+	read      listing.Reader[T]
 	namespace string
 }
 
 func (l *namespaceLister[T]) List(selector labels.Selector) ([]T, error) {
-	return listByNamespace[T](l.indexer, l.resource, l.namespace, selector)
+	return l.read.List(l.namespace, selector)
 }
 
 func (l *namespaceLister[T]) Get(name string) (T, error) {
-	return getByKey[T](l.indexer, l.resource, l.namespace+"/"+name, name)
-}
-
-// listByNamespace is client-go's cache.ListAllByNamespace (which uses the
-// namespace index when there is one) with a checked type assertion; for a
-// Lister of *unstructured.Unstructured, internal/listing's, which matches
-// labels in place instead of copying them.
-func listByNamespace[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, namespace string, selector labels.Selector) ([]T, error) {
-	if indexer == nil {
-		return nil, errNilIndexer
-	}
-	if selector == nil {
-		// client-go's ListAll panics on a nil selector.
-		return nil, nil
-	}
-	var ret []T
-	var mismatch error
-	appendFn := func(obj any) {
-		if t, ok := obj.(T); ok {
-			ret = append(ret, t)
-		} else if mismatch == nil {
-			mismatch = unexpectedType[T](resource, obj)
-		}
-	}
-	var err error
-	if _, isUnstructured := any(*new(T)).(*unstructured.Unstructured); isUnstructured {
-		err = listing.Unstructured(indexer, namespace, selector, appendFn)
-	} else {
-		err = cache.ListAllByNamespace(indexer, namespace, selector, appendFn)
-	}
-	if err != nil {
-		return ret, err
-	}
-	return ret, mismatch
-}
-
-func getByKey[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, key, name string) (T, error) {
-	var zero T
-	if indexer == nil {
-		return zero, errNilIndexer
-	}
-	obj, exists, err := indexer.GetByKey(key)
-	if err != nil {
-		return zero, err
-	}
-	if !exists {
-		return zero, apierrors.NewNotFound(resource, name)
-	}
-	t, ok := obj.(T)
-	if !ok {
-		return zero, unexpectedType[T](resource, obj)
-	}
-	return t, nil
+	return l.read.Get(l.namespace+"/"+name, name)
 }
 
 func unexpectedType[T runtime.Object](resource schema.GroupResource, obj any) error {
