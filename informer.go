@@ -450,7 +450,7 @@ func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
 			values, err := fn(obj)
 			if err != nil {
 				i.report(&IndexError{Index: name, Key: keyOf(obj), Err: err})
-				return nil, nil
+				return nil, nil //nolint:nilerr // reported above; an error would panic client-go's indexer
 			}
 			return values, nil
 		}

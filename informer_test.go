@@ -145,7 +145,7 @@ func TestConverterReturnsTypedNil(t *testing.T) {
 	if diff := cmp.Diff([]string{"team-a/db-0", "team-a/web-0", "team-a/web-1"}, keysOf(t, got)); diff != "" {
 		t.Errorf("cached (-want +got):\n%s", diff)
 	}
-	informer.Run(nil)
+	informer.Run(nil) //nolint:staticcheck // SA1012: Run(nil) on a running informer must return
 }
 
 // TestBadTransformResult: a transform that returns no T has each object

@@ -105,7 +105,9 @@ func TestAcquireNeverReturnsStopped(t *testing.T) {
 	factory.Start(startCtx)
 	ctx, cancel := testContext(t)
 	defer cancel()
-	factory.WaitForCacheSync(ctx)
+	if err := factory.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
 	stop()
 	for !old.Informer().IsStopped() {
 		time.Sleep(time.Millisecond) // the informer's goroutine is ending

@@ -68,16 +68,6 @@ func (r *recorder[T]) next(t testing.TB, n int) []event {
 	return got
 }
 
-// none checks that no event is pending.
-func (r *recorder[T]) none(t testing.TB) {
-	t.Helper()
-	select {
-	case e := <-r.events:
-		t.Errorf("unexpected event %+v", e)
-	default:
-	}
-}
-
 func keyOrEmpty(obj any) string {
 	key, _ := cache.MetaNamespaceKeyFunc(obj)
 	return key

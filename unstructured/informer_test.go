@@ -3,7 +3,6 @@ package unstructured_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/fixtures"
@@ -38,16 +36,6 @@ func newClient(t *testing.T) *dynamicfake.FakeDynamicClient {
 	}
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList", widget.GVR: "WidgetList"}, seed...)
-}
-
-func keys(objs []*apiunstructured.Unstructured) []string {
-	ret := make([]string, 0, len(objs))
-	for _, obj := range objs {
-		key, _ := cache.MetaNamespaceKeyFunc(obj)
-		ret = append(ret, key)
-	}
-	slices.Sort(ret)
-	return ret
 }
 
 // TestDropInFactory uses the client-go-shaped API and checks what it shares

@@ -201,16 +201,6 @@ func (r *recorder[T]) next(t *testing.T, n int) []event {
 	return got
 }
 
-// quiet checks that no event arrives for a short while.
-func (r *recorder[T]) quiet(t *testing.T, d time.Duration) {
-	t.Helper()
-	select {
-	case e := <-r.events:
-		t.Errorf("unexpected event %+v", e)
-	case <-time.After(d):
-	}
-}
-
 func keys[T metav1.Object](objs []T) []string {
 	ret := make([]string, 0, len(objs))
 	for _, obj := range objs {

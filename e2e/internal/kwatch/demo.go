@@ -146,7 +146,7 @@ func DemoInitial(testdata string, demoObjects int) (map[string]int, error) {
 func loadDemo(c *cluster.Cluster, opts Options) (*script, []*unstructured.Unstructured, error) {
 	paths, err := filepath.Glob(filepath.Join(opts.Testdata, "demo", "*.yaml"))
 	if err != nil || len(paths) == 0 {
-		return nil, nil, fmt.Errorf("no demo manifests in %s (run kwatch from the e2e folder, or set --testdata): %v", filepath.Join(opts.Testdata, "demo"), err)
+		return nil, nil, fmt.Errorf("no demo manifests in %s (run kwatch from the e2e folder, or set --testdata): %w", filepath.Join(opts.Testdata, "demo"), err)
 	}
 	objs, err := fixtures.Load(paths...)
 	if err != nil {

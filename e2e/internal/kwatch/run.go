@@ -270,7 +270,9 @@ func handle(opts Options, e Event, counts *counter, script *script) {
 	if counts.stopping && e.Type == StateChanged && e.State == "Stopped" {
 		return
 	}
-	printEvent(opts.Out, opts.Output, e)
+	// An output that fails (a closed pipe) leaves nowhere to report it;
+	// the events still count toward the script and the summary.
+	_ = printEvent(opts.Out, opts.Output, e)
 	counts.add(e)
 	if script != nil {
 		script.observe(e)

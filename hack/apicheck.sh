@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# API compatibility check (golang.org/x/exp/cmd/apidiff, pinned): every
+# incompatible change of the exported API since the baseline commit
+# (hack/api/baseline) must be listed in hack/api/accepted.txt, so that a
+# break is a deliberate, reviewed one.
+#
+#   hack/apicheck.sh           check; exit 1 on an incompatible change not
+#                              accepted (compatible changes are shown)
+#   hack/apicheck.sh --accept  write the incompatible changes found into
+#                              hack/api/accepted.txt (review its diff)
+#
+# At a release, hack/api/baseline moves to the released commit and
+# accepted.txt empties. The baseline's API is rebuilt from git (git
+# archive) each run, so nothing binary is committed; the check needs the
+# baseline commit in the clone's history. Exit 2: a tool or git failure.
+set -euo pipefail
+APIDIFF_VERSION=v0.0.0-20261113113407-e3970619a1a4 # golang.org/x/exp
+cd "$(dirname "$0")/.."
+root=$PWD
+
+accept=false
+if [ "${1:-}" = --accept ]; then accept=true; shift; fi
+[ $# -eq 0 ] || { echo "usage: $0 [--accept]" >&2; exit 2; }
+
+baseline=$(grep -v '^#' hack/api/baseline | head -1)
+accepted=hack/api/accepted.txt
+apidiff=("${APIDIFF:-go}")
+[ -n "${APIDIFF:-}" ] || apidiff=(go run "golang.org/x/exp/cmd/apidiff@$APIDIFF_VERSION")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+git cat-file -e "$baseline^{commit}" 2>/dev/null || { echo "apicheck: baseline commit $baseline is not in this clone's history" >&2; exit 2; }
+git archive "$baseline" | tar -x -C "$work"
+mkdir "$work/api"
+
+# module directory, import path
+M=github.com/generic-informers/generic
+packages=(
+	".          $M"
+	".          $M/typed"
+	".          $M/unstructured"
+	".          $M/metadata"
+	".          $M/generictest"
+	"prometheus $M/prometheus"
+)
+
+found=$(mktemp)
+for entry in "${packages[@]}"; do
+	read -r moddir pkg <<<"$entry"
+	export_file="$work/api/$(basename "$pkg").api"
+	# apidiff must run in the package's own module, not the module cache.
+	(cd "$work/$moddir" && "${apidiff[@]}" -w "$export_file" "$pkg") || { echo "apicheck: cannot read $pkg at $baseline" >&2; exit 2; }
+	report=$(cd "$root/$moddir" && "${apidiff[@]}" "$export_file" "$pkg") || { echo "apicheck: apidiff failed on $pkg" >&2; exit 2; }
+	# Lines under "Incompatible changes:", each "- name: what", as
+	# "pkg: name: what".
+	awk -v pkg="$pkg" '/^Incompatible changes:/ {on=1; next} /^[A-Z]/ {on=0} on && /^- / {sub(/^- /, ""); print pkg ": " $0}' <<<"$report" >>"$found"
+	if grep -q '^Compatible changes:' <<<"$report"; then
+		printf '%s: compatible changes since %s:\n%s\n' "$pkg" "${baseline:0:12}" "$(awk '/^Compatible changes:/ {on=1; next} /^[A-Z]/ {on=0} on' <<<"$report")"
+	fi
+done
+sort -u -o "$found" "$found"
+
+if $accept; then
+	{
+		echo "# Incompatible API changes since the baseline commit (hack/api/baseline),"
+		echo "# accepted on purpose: hack/apicheck.sh fails on any other. Written by"
+		echo "# hack/apicheck.sh --accept; one per line, as apidiff says it."
+		cat "$found"
+	} >"$accepted"
+	echo "apicheck: $(wc -l <"$found") incompatible changes written to $accepted"
+	exit 0
+fi
+
+unaccepted=$(comm -23 "$found" <(grep -v '^#' "$accepted" | sort))
+stale=$(comm -13 "$found" <(grep -v '^#' "$accepted" | sort))
+if [ -n "$stale" ]; then
+	printf 'apicheck: accepted but no longer incompatible (run %s --accept to drop them):\n%s\n' "$0" "$stale"
+fi
+if [ -n "$unaccepted" ]; then
+	printf 'apicheck: FAIL: incompatible API changes since %s not accepted in %s:\n%s\n' "${baseline:0:12}" "$accepted" "$unaccepted"
+	echo "If the break is meant, accept it: $0 --accept, and say why in the commit."
+	exit 1
+fi
+echo "apicheck: ok: $(wc -l <"$found") incompatible changes since ${baseline:0:12}, all accepted (${#packages[@]} packages)"
