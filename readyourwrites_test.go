@@ -17,6 +17,7 @@ import (
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/shardcheck"
 )
 
 // rywPod is a Pod of namespace team-a at resourceVersion rv.
@@ -544,7 +545,7 @@ func TestWaitForWriteOutsideSelection(t *testing.T) {
 // 0 of 2 (in), or in shard 1.
 func inShard(t *testing.T, s *shardServer, name string, in bool) *corev1.ConfigMap {
 	t.Helper()
-	shard0, err := parseShardSelector("shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')")
+	shard0, err := shardcheck.ParseSelector("shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')")
 	if err != nil {
 		t.Fatal(err)
 	}

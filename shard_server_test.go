@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"strconv"
 	"sync"
 
@@ -20,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/shardcheck"
 )
 
 // shardServer is a fake API server of ConfigMaps for the sharding and
@@ -234,7 +234,7 @@ func (s *shardServer) selectionOf(namespace string, o metav1.ListOptions) (selec
 	if !s.honours || o.ShardSelector == "" {
 		return sel, nil
 	}
-	shard, err := parseShardSelector(o.ShardSelector)
+	shard, err := shardcheck.ParseSelector(o.ShardSelector)
 	sel.shard = shard
 	return sel, err
 }
@@ -359,21 +359,4 @@ func (s *shardServer) names() map[string]bool {
 		names[cm.Name] = true
 	}
 	return names
-}
-
-var shardRangePattern = regexp.MustCompile(`^shardRange\((object\.metadata\.(?:uid|namespace)), '(0x[0-9a-f]{16,17})', '(0x[0-9a-f]{16,17})'\)$`)
-
-// parseShardSelector reads the selector's wire form strictly, as the
-// server's CEL-based parser (k8s.io/apiserver/pkg/sharding.Parse) accepts
-// it: shardRange calls joined by " || ".
-func parseShardSelector(expr string) (sharding.Selector, error) {
-	var reqs []sharding.ShardRangeRequirement
-	for _, part := range regexp.MustCompile(` \|\| `).Split(expr, -1) {
-		m := shardRangePattern.FindStringSubmatch(part)
-		if m == nil {
-			return nil, fmt.Errorf("not a shardRange: %q", part)
-		}
-		reqs = append(reqs, sharding.ShardRangeRequirement{Key: m[1], Start: m[2], End: m[3]})
-	}
-	return sharding.NewSelector(reqs...), nil
 }

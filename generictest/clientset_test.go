@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -21,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/generictest"
 )
 
@@ -219,7 +219,7 @@ func TestClientsetChanges(t *testing.T) {
 		wantEvents: []generictest.Event{{Verb: generictest.Added, Key: "team-a/new"}},
 	}, {
 		name:    "an update out of the label selector is a delete",
-		options: []generictest.Option{generictest.LabelSelector(labels.SelectorFromSet(labels.Set{"app": "web"}))},
+		options: []generictest.Option{generictest.FactoryOptions(generic.WithLabelSelector("app=web"))},
 		change: func(t *testing.T, _ *generictest.Fake, c kubernetes.Interface) {
 			if _, err := c.CoreV1().ConfigMaps("team-a").Update(context.Background(), settings("db"), metav1.UpdateOptions{}); err != nil {
 				t.Fatal(err)
@@ -229,7 +229,7 @@ func TestClientsetChanges(t *testing.T) {
 		wantEvents: []generictest.Event{{Verb: generictest.Deleted, Key: "team-a/settings"}},
 	}, {
 		name:    "a delete missed by the watch arrives as a tombstone",
-		options: []generictest.Option{generictest.Namespace("team-a")},
+		options: []generictest.Option{generictest.FactoryOptions(generic.WithNamespace("team-a"))},
 		change: func(t *testing.T, f *generictest.Fake, c kubernetes.Interface) {
 			f.WithoutWatch(func() {
 				if err := c.CoreV1().ConfigMaps("team-a").Delete(context.Background(), "settings", metav1.DeleteOptions{}); err != nil {

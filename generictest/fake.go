@@ -12,12 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/meta/testrestmapper"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/fixtures"
@@ -51,10 +51,15 @@ type Fake struct {
 	listedMu sync.Mutex
 	listed   map[listedKey]map[string]bool
 
-	mu           sync.Mutex
-	typed        *typed.Factory
-	unstructured *generic.Factory[*unstructured.Unstructured]
-	clientset    *kubefake.Clientset
+	// making is the informer being made: the Fake makes one at a time
+	// (makingMu), and learns of each what its requests select.
+	makingMu  sync.Mutex
+	making    atomic.Pointer[informerRequests]
+	informers map[cache.SharedIndexInformer]*informerRequests
+
+	mu        sync.Mutex
+	factory   *typed.Factory
+	clientset *kubefake.Clientset
 }
 
 // firstResourceVersion is the first resourceVersion the Fake stamps; it is
@@ -70,7 +75,8 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	if scheme == nil {
 		t.Fatal("generictest: nil scheme")
 	}
-	f := &Fake{t: t, scheme: scheme, watches: &watchSwitch{}, listed: map[listedKey]map[string]bool{}}
+	f := &Fake{t: t, scheme: scheme, watches: &watchSwitch{}, listed: map[listedKey]map[string]bool{},
+		informers: map[cache.SharedIndexInformer]*informerRequests{}}
 	f.resourceVersion.Store(firstResourceVersion)
 	f.seen = newSeenLog(&f.resourceVersion)
 	f.errs.onRecord = f.seen.recordError
@@ -78,9 +84,6 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 		if opt != nil {
 			opt(&f.settings)
 		}
-	}
-	if f.settings.selector == nil {
-		f.settings.selector = labels.Everything()
 	}
 	if f.settings.timeout == 0 {
 		f.settings.timeout = DefaultTimeout
@@ -203,50 +206,45 @@ func (f *Fake) resourceListKinds(crds *customResourceSet) map[schema.GroupVersio
 	return kinds
 }
 
-// factoryOptions are the options of the Fake's factories.
+// factoryOptions are the options of the Fake's factory.
 func (f *Fake) factoryOptions() []generic.Option {
-	selector := f.settings.selector.String()
-	opts := []generic.Option{
-		generic.WithNamespace(f.settings.namespace),
-		generic.WithErrorHandler(f.errs.record),
-	}
-	if selector != "" {
-		opts = append(opts, generic.WithLabelSelector(selector))
-	}
-	return append(opts, f.settings.factory...)
+	return append([]generic.Option{generic.WithErrorHandler(f.errs.record)}, f.settings.factory...)
 }
 
-// typedFactory returns the Fake's typed factory, made on first use.
+// typedFactory returns the Fake's factory, made on first use: typed
+// informers and unstructured ones (typed.UnstructuredFor) come from it.
 func (f *Fake) typedFactory() *typed.Factory {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.typed == nil {
-		factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: f.clientOf(typedFactoryName), RESTMapper: f.mapper}, f.scheme, f.factoryOptions()...)
+	if f.factory == nil {
+		client := &factoryClient{FakeDynamicClient: f.client, watches: f.watches, making: &f.making}
+		factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: f.mapper}, f.scheme, f.factoryOptions()...)
 		if err != nil {
 			f.t.Fatalf("generictest: %v", err)
 		}
-		f.typed = factory
+		f.factory = factory
 	}
-	return f.typed
+	return f.factory
 }
 
-// clientOf returns the fake client as factory uses it.
-func (f *Fake) clientOf(factory factoryName) *factoryClient {
-	return &factoryClient{FakeDynamicClient: f.client, factory: factory, watches: f.watches}
-}
-
-// unstructuredFactory returns the Fake's unstructured factory.
-func (f *Fake) unstructuredFactory() *generic.Factory[*unstructured.Unstructured] {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.unstructured == nil {
-		factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(f.clientOf(unstructuredFactoryName)), nil, f.factoryOptions()...)
-		if err != nil {
-			f.t.Fatalf("generictest: %v", err)
-		}
-		f.unstructured = factory
+// makeInformer makes an informer with make and returns what the Fake
+// learns of its requests: those of an informer made now, or of the one
+// shared with an earlier call.
+func (f *Fake) makeInformer(newOne func() (cache.SharedIndexInformer, error)) (*informerRequests, error) {
+	f.makingMu.Lock()
+	defer f.makingMu.Unlock()
+	requests := &informerRequests{}
+	f.making.Store(requests)
+	defer f.making.Store(nil)
+	shared, err := newOne()
+	if err != nil {
+		return nil, err
 	}
-	return f.unstructured
+	if known, ok := f.informers[shared]; ok {
+		return known, nil
+	}
+	f.informers[shared] = requests
+	return requests, nil
 }
 
 // shutdown stops the informers and their watches at the end of the test.
@@ -270,13 +268,10 @@ func (f *Fake) shutdown() {
 
 func (f *Fake) stop() {
 	f.mu.Lock()
-	typedFactory, unstructuredFactory := f.typed, f.unstructured
+	factory := f.factory
 	f.mu.Unlock()
-	if typedFactory != nil {
-		typedFactory.Shutdown()
-	}
-	if unstructuredFactory != nil {
-		unstructuredFactory.Shutdown()
+	if factory != nil {
+		factory.Shutdown()
 	}
 	f.watches.stopAll()
 }
@@ -367,28 +362,6 @@ func (f *Fake) waitWatchingWithin(ctx context.Context, bound time.Duration) {
 			return
 		}
 	}
-}
-
-// watchKeyOf names the watch of an informer of gvr, of the typed factory
-// or the unstructured one: in the Fake's namespace, except for a typed
-// informer of a cluster-scoped resource, which watches all (typed
-// factories ignore namespaces for them).
-func (f *Fake) watchKeyOf(gvr schema.GroupVersionResource, typed bool) watchKey {
-	key := watchKey{gvr: gvr, namespace: f.settings.namespace, factory: unstructuredFactoryName}
-	if typed {
-		key.factory = typedFactoryName
-	}
-	if !typed || key.namespace == "" {
-		return key
-	}
-	gvk, err := f.mapper.KindFor(gvr)
-	if err != nil {
-		return key
-	}
-	if mapping, err := f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil && mapping.Scope.Name() == meta.RESTScopeNameRoot {
-		key.namespace = ""
-	}
-	return key
 }
 
 // checkResource fails the test unless the fake client can list gvr: client-go's

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/generic-informers/generic"
@@ -72,14 +71,14 @@ func TestChangesReachHandlers(t *testing.T) {
 		wantErrors: 1,
 	}, {
 		name:    "a label change out of the selector is a delete",
-		options: []generictest.Option{generictest.LabelSelector(labels.SelectorFromSet(labels.Set{"size": "small"}))},
+		options: []generictest.Option{generictest.FactoryOptions(generic.WithLabelSelector("size=small"))},
 		change: func(f *generictest.Fake) {
 			f.Update(newWidget("team-a", "small", 1, map[string]string{"size": "tiny"}))
 		},
 		want: []generictest.Event{{Verb: generictest.Deleted, Key: "team-a/small"}},
 	}, {
 		name:    "a namespace's informer does not wait for other namespaces",
-		options: []generictest.Option{generictest.Namespace("team-b")},
+		options: []generictest.Option{generictest.FactoryOptions(generic.WithNamespace("team-b"))},
 		change:  func(f *generictest.Fake) { f.Create(newWidget("team-a", "elsewhere", 1, nil)) },
 		want:    nil,
 	}}
@@ -175,7 +174,7 @@ func TestClusterScopedUnderANamespace(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			fake := generictest.New(t, widget.NewScheme(), generictest.Namespace("team-a"), generictest.Objects(namespace("team-a"), namespace("team-b")))
+			fake := generictest.New(t, widget.NewScheme(), generictest.FactoryOptions(generic.WithNamespace("team-a")), generictest.Objects(namespace("team-a"), namespace("team-b")))
 			namespaces := generictest.NewInformer[*corev1.Namespace](fake)
 			rec := generictest.NewRecorder[*corev1.Namespace]()
 			if _, err := namespaces.AddEventHandler(rec); err != nil {

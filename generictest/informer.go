@@ -17,6 +17,7 @@ import (
 type Informer[T generic.Object] struct {
 	inner    generic.Informer[T]
 	fake     *Fake
+	requests *informerRequests
 	converts bool
 }
 
@@ -63,44 +64,57 @@ func (i *Informer[T]) WaitForDelete(ctx context.Context, obj T) error {
 	return i.inner.WaitForDelete(ctx, obj)
 }
 
-// NewInformer returns the informer of Go type T from the Fake's typed
-// factory (typed.InformerFor), fed by the fake client and converted at
+// NewInformer returns the informer of Go type T from the Fake's factory
+// (typed.InformerFor, with opts), fed by the fake client and converted at
 // ingest, started, synced and watching (so that no change made after it
 // returns is lost to it: the fake client sends a watch no delete made
-// before the watch opened); it fails the test if T has no resource or the
-// informer does not sync and watch.
+// before the watch opened); it fails the test if T has no resource, an
+// option is invalid, or the informer does not sync and watch.
 func NewInformer[T generic.Object](f *Fake, opts ...generic.Option) *Informer[T] {
 	f.t.Helper()
+	return newInformer(f, true, func(factory *typed.Factory) (generic.Informer[T], error) {
+		return typed.InformerFor[T](factory, opts...)
+	})
+}
+
+// NewUnstructuredInformer returns the informer of gvr whose objects are
+// *unstructured.Unstructured, from the Fake's factory
+// (typed.UnstructuredFor, with opts), started, synced and watching, as
+// NewInformer.
+func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource, opts ...generic.Option) *Informer[*unstructured.Unstructured] {
+	f.t.Helper()
+	f.checkResource(gvr)
+	return newInformer(f, false, func(factory *typed.Factory) (generic.Informer[*unstructured.Unstructured], error) {
+		return typed.UnstructuredFor(factory, gvr, opts...)
+	})
+}
+
+// newInformer makes an informer of the Fake's factory with make, learning
+// of its requests, and wraps it, started, synced and watching.
+func newInformer[T generic.Object](f *Fake, converts bool, newOne func(*typed.Factory) (generic.Informer[T], error)) *Informer[T] {
+	f.t.Helper()
 	factory := f.typedFactory()
-	informer, err := typed.InformerFor[T](factory, opts...)
+	var informer generic.Informer[T]
+	requests, err := f.makeInformer(func() (cache.SharedIndexInformer, error) {
+		var err error
+		if informer, err = newOne(factory); err != nil {
+			return nil, err
+		}
+		return informer.Informer(), nil
+	})
 	if err != nil {
 		f.t.Fatalf("generictest: %v", err)
 	}
 	f.checkResource(informer.GroupVersionResource())
-	i := wrap(f, informer, true)
-	f.sync(factory.Start, factory.WaitForCacheSync)
-	return i
-}
-
-// NewUnstructuredInformer returns the informer of gvr from the Fake's
-// unstructured factory, started, synced and watching, as NewInformer.
-func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource) *Informer[*unstructured.Unstructured] {
-	f.t.Helper()
-	f.checkResource(gvr)
-	factory := f.unstructuredFactory()
-	informer, err := factory.Acquire(gvr)
-	if err != nil {
-		f.t.Fatalf("generictest: %v", err)
-	}
-	i := wrap(f, generic.Informer[*unstructured.Unstructured](informer), false)
+	i := wrap(f, informer, requests, converts)
 	f.sync(factory.Start, factory.WaitForCacheSync)
 	return i
 }
 
 // wrap makes the kit's Informer of informer, with a handler of the Fake's
 // own: it records every change of the cache, which wakes WaitFor.
-func wrap[T generic.Object](f *Fake, informer generic.Informer[T], converts bool) *Informer[T] {
-	i := &Informer[T]{inner: informer, fake: f, converts: converts}
+func wrap[T generic.Object](f *Fake, informer generic.Informer[T], requests *informerRequests, converts bool) *Informer[T] {
+	i := &Informer[T]{inner: informer, fake: f, requests: requests, converts: converts}
 	if _, err := i.AddEventHandler(cache.TypedResourceEventHandlerFuncs[T]{}); err != nil {
 		f.t.Fatalf("generictest: %v", err)
 	}
@@ -114,7 +128,7 @@ func wrap[T generic.Object](f *Fake, informer generic.Informer[T], converts bool
 func (i *Informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
 	f := i.fake
 	f.t.Helper()
-	log := f.seen.newHandler(i.Informer(), f.watchKeyOf(i.GroupVersionResource(), i.converts), f.settings.selector, i.converts)
+	log := f.seen.newHandler(i.Informer(), i.GroupVersionResource(), i.requests, i.converts)
 	registration, err := i.inner.AddEventHandler(&trackedHandler[T]{handler: handler, seen: f.seen, log: log}, options...)
 	if err != nil || !i.HasSynced() {
 		return registration, err

@@ -3,7 +3,6 @@ package generictest
 import (
 	"time"
 
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/generic-informers/generic"
@@ -15,8 +14,6 @@ type Option func(*settings)
 type settings struct {
 	objects   []runtime.Object
 	files     []string
-	namespace string
-	selector  labels.Selector
 	factory   []generic.Option
 	timeout   time.Duration
 }
@@ -38,22 +35,12 @@ func Files(paths ...string) Option {
 	return func(s *settings) { s.files = append(s.files, paths...) }
 }
 
-// Namespace limits the Fake's informers to one namespace, as
-// generic.WithNamespace does; the Fake then knows which changes they see.
-func Namespace(namespace string) Option {
-	return func(s *settings) { s.namespace = namespace }
-}
-
-// LabelSelector limits the Fake's informers to the objects selector
-// matches, as a TweakListOptionsFunc setting LabelSelector does.
-func LabelSelector(selector labels.Selector) Option {
-	return func(s *settings) { s.selector = selector }
-}
-
-// FactoryOptions are passed to the Fake's factories (for example
-// generic.WithIndexers). Limit namespaces and labels with Namespace and
-// LabelSelector instead, so that the Fake knows what its informers see; and
-// do not set an ErrorHandler: the Fake records errors (Fake.Errors).
+// FactoryOptions are passed to the Fake's factory (generic.WithNamespace,
+// generic.WithLabelSelector, generic.WithShard, generic.WithIndexers...);
+// NewInformer and NewUnstructuredInformer take an informer's own. The Fake
+// learns what each informer selects from its requests, and waits for its
+// handlers only for the changes it sees. Do not set an ErrorHandler: the
+// Fake records errors (Fake.Errors).
 func FactoryOptions(opts ...generic.Option) Option {
 	return func(s *settings) { s.factory = append(s.factory, opts...) }
 }

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -157,24 +156,19 @@ func (f *Fake) update(gvr schema.GroupVersionResource, ns string, obj *unstructu
 // watch serves the informers' watches as the fake client does, through a
 // proxy the Fake can cut (WithoutWatch). The proxy also drains the fake
 // client's watcher, whose buffer of 100 events panics when full, and
-// filters by label selector, which the fake client does not.
+// filters by label and field selectors, which the fake client does not.
 func (f *Fake) watch(action clienttesting.Action) (bool, watch.Interface, error) {
 	var opts metav1.ListOptions
 	if w, ok := action.(clienttesting.WatchActionImpl); ok {
 		opts = w.ListOptions
 	}
-	selector := labels.Everything()
-	if opts.LabelSelector != "" {
-		parsed, err := labels.Parse(opts.LabelSelector)
-		if err != nil {
-			return true, nil, err
-		}
-		selector = parsed
+	sel, err := selectionOf(action.GetNamespace(), opts)
+	if err != nil {
+		return true, nil, apierrors.NewBadRequest(err.Error())
 	}
 	present, ok := f.listedBefore(action.GetResource(), action.GetNamespace(), opts)
 	if !ok {
-		var err error
-		if present, err = f.matching(action.GetResource(), action.GetNamespace(), selector); err != nil {
+		if present, err = f.matching(action.GetResource(), action.GetNamespace(), sel); err != nil {
 			return true, nil, err
 		}
 	}
@@ -183,21 +177,21 @@ func (f *Fake) watch(action clienttesting.Action) (bool, watch.Interface, error)
 		return true, nil, err
 	}
 	key := watchKey{gvr: action.GetResource(), namespace: action.GetNamespace()}
-	return true, f.watches.add(key, inner, selector, present), nil
+	return true, f.watches.add(key, inner, sel, present), nil
 }
 
-// list serves a list as the fake client does, and remembers which objects
-// it showed as matching the list's selector: a watch from the list's
-// resourceVersion starts from them (the informer has them), even if they
-// changed in between.
+// list serves a list as the fake client does, with the list's field
+// selector applied too, and remembers which objects it showed: a watch
+// from the list's resourceVersion starts from them (the informer has
+// them), even if they changed in between.
 func (f *Fake) list(action clienttesting.Action) (bool, runtime.Object, error) {
 	list, ok := action.(clienttesting.ListActionImpl)
 	if !ok {
 		return false, nil, nil
 	}
-	selector, err := labels.Parse(list.ListOptions.LabelSelector)
+	sel, err := selectionOf(action.GetNamespace(), list.ListOptions)
 	if err != nil {
-		return true, nil, err
+		return true, nil, apierrors.NewBadRequest(err.Error())
 	}
 	gvk, err := f.mapper.KindFor(action.GetResource())
 	if err != nil {
@@ -207,7 +201,10 @@ func (f *Fake) list(action clienttesting.Action) (bool, runtime.Object, error) {
 	if err != nil {
 		return true, nil, err
 	}
-	present, err := matchingIn(obj, selector)
+	if obj, err = servedOf(obj, sel); err != nil {
+		return true, nil, err
+	}
+	present, err := matchingIn(obj, sel)
 	if err != nil {
 		return true, nil, err
 	}
@@ -216,22 +213,26 @@ func (f *Fake) list(action clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, err
 	}
 	f.listedMu.Lock()
-	f.listed[listedKey{action.GetResource(), action.GetNamespace(), list.ListOptions.LabelSelector, listMeta.GetResourceVersion()}] = present
+	f.listed[listedKeyOf(action.GetResource(), action.GetNamespace(), list.ListOptions, listMeta.GetResourceVersion())] = present
 	f.listedMu.Unlock()
 	return true, obj, nil
 }
 
 // listedKey names a list the Fake served.
 type listedKey struct {
-	gvr                                  schema.GroupVersionResource
-	namespace, selector, resourceVersion string
+	gvr                                                 schema.GroupVersionResource
+	namespace, labels, fields, shards, resourceVersion string
+}
+
+func listedKeyOf(gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions, resourceVersion string) listedKey {
+	return listedKey{gvr, namespace, opts.LabelSelector, opts.FieldSelector, opts.ShardSelector, resourceVersion}
 }
 
 // listedBefore returns what the list a watch resumes from showed.
 func (f *Fake) listedBefore(gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (map[string]bool, bool) {
 	f.listedMu.Lock()
 	defer f.listedMu.Unlock()
-	present, ok := f.listed[listedKey{gvr, namespace, opts.LabelSelector, opts.ResourceVersion}]
+	present, ok := f.listed[listedKeyOf(gvr, namespace, opts, opts.ResourceVersion)]
 	if !ok {
 		return nil, false
 	}
@@ -242,10 +243,10 @@ func (f *Fake) listedBefore(gvr schema.GroupVersionResource, namespace string, o
 	return copied, true
 }
 
-// matching returns the keys of the objects of gvr in namespace that
-// selector matches now: the best guess of what the informer has, for a
-// watch that does not resume from a list.
-func (f *Fake) matching(gvr schema.GroupVersionResource, namespace string, selector labels.Selector) (map[string]bool, error) {
+// matching returns the keys of the objects of gvr in namespace that sel
+// serves now: the best guess of what the informer has, for a watch that
+// does not resume from a list.
+func (f *Fake) matching(gvr schema.GroupVersionResource, namespace string, sel selection) (map[string]bool, error) {
 	gvk, err := f.mapper.KindFor(gvr)
 	if err != nil {
 		return nil, err
@@ -254,22 +255,34 @@ func (f *Fake) matching(gvr schema.GroupVersionResource, namespace string, selec
 	if err != nil {
 		return nil, err
 	}
-	return matchingIn(list, selector)
+	return matchingIn(list, sel)
 }
 
-// matchingIn returns the keys of the items of list that selector matches.
-func matchingIn(list runtime.Object, selector labels.Selector) (map[string]bool, error) {
+// servedOf returns list with only the items sel serves.
+func servedOf(list runtime.Object, sel selection) (runtime.Object, error) {
+	objs, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	served := make([]runtime.Object, 0, len(objs))
+	for _, obj := range objs {
+		if sel.served(obj) {
+			served = append(served, obj)
+		}
+	}
+	list = list.DeepCopyObject()
+	return list, meta.SetList(list, served)
+}
+
+// matchingIn returns the keys of the items of list that sel serves.
+func matchingIn(list runtime.Object, sel selection) (map[string]bool, error) {
 	objs, err := meta.ExtractList(list)
 	if err != nil {
 		return nil, err
 	}
 	present := map[string]bool{}
 	for _, obj := range objs {
-		accessor, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, err
-		}
-		if selector.Matches(labels.Set(accessor.GetLabels())) {
+		if sel.served(obj) {
 			key, _ := cache.MetaNamespaceKeyFunc(obj)
 			present[key] = true
 		}

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"k8s.io/client-go/tools/cache"
@@ -41,16 +40,11 @@ type handlerLog struct {
 	// source is the informer the handler is registered on.
 	source cache.SharedIndexInformer
 	gvr    schema.GroupVersionResource
-	// namespace and selector are its informer's watch's: it sees only the
-	// objects they match. A typed informer of a cluster-scoped resource
-	// watches every namespace, whatever the Fake's.
-	namespace string
-	selector  labels.Selector
+	// requests are its informer's: it sees only the objects they select.
+	requests *informerRequests
 	// converts is set for typed informers, which skip what they cannot
 	// convert.
 	converts bool
-	// watch names its informer's watch.
-	watch   watchKey
 	objects map[string]string // key -> resourceVersion of objects it has
 	// gone holds the last resourceVersion of the objects it saw deleted:
 	// a change it saw and then saw deleted (a controller that deletes what
@@ -59,10 +53,10 @@ type handlerLog struct {
 	events map[string]int // key -> events seen
 }
 
-// newHandler starts the log of a handler of source, whose informer watches
-// watch and sees the objects selector matches there.
-func (l *seenLog) newHandler(source cache.SharedIndexInformer, watch watchKey, selector labels.Selector, converts bool) *handlerLog {
-	h := &handlerLog{source: source, gvr: watch.gvr, namespace: watch.namespace, selector: selector, converts: converts, watch: watch,
+// newHandler starts the log of a handler of source, the informer of gvr
+// that makes requests.
+func (l *seenLog) newHandler(source cache.SharedIndexInformer, gvr schema.GroupVersionResource, requests *informerRequests, converts bool) *handlerLog {
+	h := &handlerLog{source: source, gvr: gvr, requests: requests, converts: converts,
 		objects: map[string]string{}, gone: map[string]string{}, events: map[string]int{}}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -255,11 +249,9 @@ func (l *seenLog) met(h *handlerLog, e expectation) bool {
 	return h.converts && l.rejected[e.gvr.String()+" "+e.key] > e.rejectedBefore && !has
 }
 
+// sees reports whether h's informer holds obj: whether h is told of it.
 func (h *handlerLog) sees(obj *unstructured.Unstructured) bool {
-	if h.namespace != "" && obj.GetNamespace() != h.namespace {
-		return false
-	}
-	return h.selector.Matches(labels.Set(obj.GetLabels()))
+	return h.requests.selection().holds(obj)
 }
 
 func (e expectation) describe() string {
@@ -314,12 +306,12 @@ func (l *seenLog) resources() []schema.GroupVersionResource {
 func (l *seenLog) watchKeys() []watchKey {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	seen := map[watchKey]bool{}
+	seen := map[*informerRequests]bool{}
 	var keys []watchKey
 	for _, h := range l.handlers {
-		if !seen[h.watch] {
-			seen[h.watch] = true
-			keys = append(keys, h.watch)
+		if !seen[h.requests] {
+			seen[h.requests] = true
+			keys = append(keys, watchKey{gvr: h.gvr, owner: h.requests})
 		}
 	}
 	return keys

@@ -161,7 +161,7 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			})
 			generictest.NewInformer[*corev1.ConfigMap](fake)
 		},
-		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces (the typed informer's)"},
+		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces (an informer's)"},
 	}, {
 		// The typed informer's watch of the same resource is no watch of
 		// the unstructured informer's: a delete made before the latter
@@ -179,7 +179,7 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			generictest.NewInformer[*corev1.ConfigMap](fake)
 			generictest.NewUnstructuredInformer(fake, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"})
 		},
-		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces (the unstructured informer's)"},
+		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces (an informer's)"},
 	}, {
 		name: "a new handler that never takes the cached objects",
 		use: func(tb testing.TB, release <-chan struct{}) {

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -25,27 +24,19 @@ type watchSwitch struct {
 type watchKey struct {
 	gvr       schema.GroupVersionResource
 	namespace string
-	// factory is the Fake's factory whose informer opened the watch, or
-	// "" for a watch opened by other code.
-	factory factoryName
+	// owner is the informer of the Fake's factory that opened the watch,
+	// or nil for a watch opened by other code.
+	owner *informerRequests
 }
 
-// factoryName names one of the Fake's factories.
-type factoryName string
-
-const (
-	typedFactoryName        factoryName = "typed"
-	unstructuredFactoryName factoryName = "unstructured"
-)
-
-func (s *watchSwitch) add(key watchKey, inner watch.Interface, selector labels.Selector, present map[string]bool) *proxyWatch {
+func (s *watchSwitch) add(key watchKey, inner watch.Interface, sel selection, present map[string]bool) *proxyWatch {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proxies == nil {
 		s.proxies = map[*proxyWatch]struct{}{}
 	}
 	p := &proxyWatch{
-		key: key, inner: inner, selector: selector, sw: s, paused: s.paused,
+		key: key, inner: inner, sel: sel, sw: s, paused: s.paused,
 		out: make(chan watch.Event), stopped: make(chan struct{}), expire: make(chan struct{}),
 		done: make(chan struct{}), present: present,
 	}
@@ -55,11 +46,11 @@ func (s *watchSwitch) add(key watchKey, inner watch.Interface, selector labels.S
 	return p
 }
 
-// own marks p as the watch of an informer of factory.
-func (s *watchSwitch) own(p *proxyWatch, factory factoryName) {
+// own marks p as the watch of owner, an informer of the Fake's factory.
+func (s *watchSwitch) own(p *proxyWatch, owner *informerRequests) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p.key.factory = factory
+	p.key.owner = owner
 	s.notifyLocked()
 }
 
@@ -71,18 +62,18 @@ func (s *watchSwitch) notifyLocked() {
 	}
 }
 
-// missing returns the keys that have no running watch, and a channel
-// closed when a watch starts or is marked as a factory's.
+// missing returns the keys of the informers that have no running watch,
+// and a channel closed when a watch starts or is marked as an informer's.
 func (s *watchSwitch) missing(keys []watchKey) ([]watchKey, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	running := map[watchKey]bool{}
+	running := map[*informerRequests]bool{}
 	for p := range s.proxies {
-		running[p.key] = true
+		running[p.key.owner] = true
 	}
 	var missing []watchKey
 	for _, k := range keys {
-		if !running[k] {
+		if !running[k.owner] {
 			missing = append(missing, k)
 		}
 	}
@@ -105,14 +96,10 @@ func describeWatches(keys []watchKey) string {
 }
 
 func (k watchKey) String() string {
-	where := " in namespace " + k.namespace
-	if k.namespace == "" {
-		where = " in all namespaces"
+	if k.owner == nil {
+		return k.gvr.String() + " " + selection{namespace: k.namespace}.String()
 	}
-	if k.factory == "" {
-		return k.gvr.String() + where
-	}
-	return k.gvr.String() + where + " (the " + string(k.factory) + " informer's)"
+	return k.gvr.String() + " " + k.owner.selection().String() + " (an informer's)"
 }
 
 // pause makes every watch drop its events until expire.
@@ -161,7 +148,7 @@ func (s *watchSwitch) remove(p *proxyWatch) {
 type proxyWatch struct {
 	key      watchKey
 	inner    watch.Interface
-	selector labels.Selector
+	sel      selection
 	sw       *watchSwitch
 	out      chan watch.Event
 	stopped  chan struct{}
@@ -256,19 +243,18 @@ func (p *proxyWatch) drop(in <-chan watch.Event) {
 	}
 }
 
-// filter applies the label selector to an event, as the API server does:
+// filter applies the request's selection to an event, as the API server does:
 // an object modified out of the selector is DELETED, one modified into it
 // ADDED, and events of objects that never matched are dropped.
 func (p *proxyWatch) filter(e watch.Event) []watch.Event {
 	if e.Type != watch.Added && e.Type != watch.Modified && e.Type != watch.Deleted {
 		return []watch.Event{e}
 	}
-	accessor, err := meta.Accessor(e.Object)
-	if err != nil {
+	if _, err := meta.Accessor(e.Object); err != nil {
 		return []watch.Event{e}
 	}
 	key, _ := cache.MetaNamespaceKeyFunc(e.Object)
-	matches := p.selector.Matches(labels.Set(accessor.GetLabels()))
+	matches := p.sel.served(e.Object)
 	was := p.present[key]
 	switch {
 	case e.Type == watch.Deleted:
