@@ -206,7 +206,7 @@ func TestShardSelectorOnTheWire(t *testing.T) {
 					t.Fatalf("ShardSelector (-want +got):\n%s", diff)
 				}
 				if got != "" {
-					if _, err := parseShardSelector(got); err != nil {
+					if _, err := shardcheck.ParseSelector(got); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -12,10 +12,10 @@ import (
 type Option func(*settings)
 
 type settings struct {
-	objects   []runtime.Object
-	files     []string
-	factory   []generic.Option
-	timeout   time.Duration
+	objects []runtime.Object
+	files   []string
+	factory []generic.Option
+	timeout time.Duration
 }
 
 // DefaultTimeout bounds each wait of a Fake made without Timeout.

@@ -220,7 +220,7 @@ func (f *Fake) list(action clienttesting.Action) (bool, runtime.Object, error) {
 
 // listedKey names a list the Fake served.
 type listedKey struct {
-	gvr                                                 schema.GroupVersionResource
+	gvr                                                schema.GroupVersionResource
 	namespace, labels, fields, shards, resourceVersion string
 }
 

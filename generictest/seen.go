@@ -45,7 +45,7 @@ type handlerLog struct {
 	// converts is set for typed informers, which skip what they cannot
 	// convert.
 	converts bool
-	objects map[string]string // key -> resourceVersion of objects it has
+	objects  map[string]string // key -> resourceVersion of objects it has
 	// gone holds the last resourceVersion of the objects it saw deleted:
 	// a change it saw and then saw deleted (a controller that deletes what
 	// it is told of) has been seen.
