@@ -198,6 +198,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		ResyncPeriod:      o.resyncPeriod,
 		Indexers:          i.guardIndexers(o.indexers),
 		ObjectDescription: gvr.String(),
+		Identifier:        o.informerName.WithResource(gvr),
 	})
 	i.tracked = handlers.Shared(i.shared, i.Run, i.setTransform, i.newCursor)
 	// The informer has not started, so this cannot fail.

@@ -2,6 +2,7 @@ package generic
 
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // CounterMetric counts: Inc adds one. It must be safe for concurrent use.
@@ -201,4 +202,24 @@ func (NoopInformerMetrics) Delete()                                             
 // Factory.Acquire, to that informer.
 func WithMetricsProvider(provider MetricsProvider) Option {
 	return func(o *options) { o.metricsProvider = provider }
+}
+
+// WithInformerName gives the informers client-go's informer identity for
+// metrics, as client-go's informers.WithInformerName does: each informer's
+// cache.SharedIndexInformerOptions.Identifier is name.WithResource(its
+// GVR), so that client-go's own informer metrics (the FIFO's queued items
+// and processing latency, the store's resource version) are reported to
+// the provider set with cache.SetInformerMetricsProvider. Create name once
+// with cache.NewInformerName (unique in the process) and Release it at
+// shutdown. As in client-go, only the first informer of each GVR under a
+// name is measured (client-go logs the others as duplicates): with several
+// selections of one resource, give each factory a name of its own. nil,
+// the default, reports none of client-go's informer metrics.
+//
+// They complement MetricsProvider's: client-go's processing latency is the
+// run of the handlers after an event leaves the queue; the delivery
+// latency (MetricsProvider) is from the event's arrival at the ingest to
+// each handler's call, which client-go does not measure.
+func WithInformerName(name *cache.InformerName) Option {
+	return func(o *options) { o.informerName = name }
 }

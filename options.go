@@ -53,6 +53,9 @@ type options struct {
 	shardKey ShardKey
 	// metricsProvider receives the informers' metrics (metrics.go).
 	metricsProvider MetricsProvider
+	// informerName is client-go's informer identity for its own
+	// metrics (WithInformerName).
+	informerName *cache.InformerName
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as
