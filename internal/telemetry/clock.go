@@ -24,6 +24,12 @@ const scanAhead = 128
 // handed on. Objects from lists, tombstones and resyncs were never stamped
 // and are not found; the cursor then stays where it was.
 //
+// client-go has no such measure: its informer metrics
+// (cache.InformerMetricsProvider, which the root's WithInformerName turns
+// on) time the handlers' run after an event leaves the FIFO, not the wait
+// from the event's arrival to each handler, which is what a controller
+// that falls behind feels; the clock is kept for that.
+//
 // It is lock-free: one goroutine stamps (the watch's, one at a time), any
 // number read. An entry is the object's address, which cannot be reused
 // for another object while a handler that has not passed the entry may
