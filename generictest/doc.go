@@ -17,6 +17,14 @@
 // one store, and every write, whichever the client, is stamped with a new
 // resourceVersion and reaches the informers by their list and watch.
 //
+// The Fake learns what each of its informers selects (namespace, label and
+// field selectors, shard: the factory's options and the informer's own)
+// from the informer's requests, and a change waits only for the handlers
+// of the informers that see it. It serves as an API server without the
+// ShardedListAndWatch feature gate: it ignores a request's ShardSelector,
+// and a sharded informer keeps its shard on the client, as against such a
+// server.
+//
 // Every wait is bounded (Timeout, 30 seconds by default): one that is not
 // met fails the test, saying what it waited for and what it saw.
 //
