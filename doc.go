@@ -14,7 +14,7 @@
 //     Forbidden, Stopped), which moves only as the table in State's doc says.
 //   - Factory[T] shares one informer per GroupVersionResource and selection,
 //     starts them (also those asked for after Start), waits for their caches
-//     (WaitForCacheSync, WaitForCacheSyncError), hands out Handles whose
+//     (WaitForCacheSync, which says why with a *SyncError), hands out Handles whose
 //     Release drops exactly one hold (Acquire), and stops them all
 //     (Shutdown).
 //

@@ -59,7 +59,7 @@ func (e *IndexError) Error() string {
 func (e *IndexError) Unwrap() error { return e.Err }
 
 // SyncError reports the informers that did not sync before the context of
-// Factory.WaitForCacheSyncError ended, and why.
+// Factory.WaitForCacheSync ended, and why.
 type SyncError struct {
 	// Unsynced holds the Status of each informer that did not sync, sorted
 	// by resource.

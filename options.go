@@ -217,7 +217,7 @@ func withDeferredStart() Option {
 // to NewFactory, the shard is the factory's, and Factory.Reshard changes it;
 // given to one informer (Factory.Acquire), it is that informer's own.
 //
-// A shard that is not valid (Shard.Validate: count at least 1, index in
+// A shard that is not valid (ParseShard's rules: count at least 1, index in
 // [0, count)) is an error where the Option is given. WithShard(0, 1)
 // selects every object and sends no selector.
 func WithShard(index, count int) Option {

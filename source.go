@@ -22,7 +22,7 @@ import (
 // with a clear error: the informer then retries with client-go's backoff and
 // never syncs, and nothing panics.
 //
-// A Factory calls its Source from ForResource with the Factory's lock held,
+// A Factory calls its Source from Acquire with the Factory's lock held,
 // so a Source must not call back into the Factory. The ListerWatcher it
 // returns is used by one informer's reflector at a time.
 type Source func(gvr schema.GroupVersionResource, namespace string, tweak TweakListOptionsFunc) cache.ListerWatcher

@@ -97,7 +97,8 @@ type Status struct {
 // StateHandler is told of every change of an informer's State, once per
 // change and in order. It is called from a goroutine of the informer's own,
 // one call at a time per informer; it may call back into the informer and
-// its Factory (Status, ForResource, Release, Shutdown).
+// its Factory (Status, Acquire, Handle.Release), but must not call
+// Factory.Shutdown, which waits for it (cancel Start's context instead).
 type StateHandler func(Status)
 
 // event is what happens to an informer, a column of the table on State.

@@ -29,8 +29,8 @@ type Clients struct {
 	// RESTMapper maps a GroupVersionKind to its GroupVersionResource and
 	// scope. Default: discovery through Config of each kind's own
 	// GroupVersion, when an informer of it is first asked for, keeping only
-	// the mappings found. Without Config or RESTMapper, every informer needs
-	// WithResource.
+	// the mappings found. Without Config or RESTMapper, no kind's resource
+	// can be found.
 	RESTMapper meta.RESTMapper
 	// Dynamic, if not nil, feeds the informers instead of typed REST
 	// clients: objects arrive as *unstructured.Unstructured and are
@@ -66,7 +66,7 @@ type Clients struct {
 }
 
 // resolve fills in the defaults of c and returns how to find the resource
-// of a kind (nil: none, WithResource is needed); it is called once, by the
+// of a kind (nil: none); it is called once, by the
 // Factory.
 func (c Clients) resolve() (Clients, kindMapper, error) {
 	if c.Config == nil && c.Dynamic == nil {

@@ -26,7 +26,7 @@ import (
 // any resource (UnstructuredFor) and metadata-only ones (MetadataFor). It
 // shares one informer per kind of object and GroupVersionResource, and
 // starts, syncs and stops them all as a unit: one Start, one
-// WaitForCacheSyncError, one Statuses, one Shutdown. A Factory is safe for
+// WaitForCacheSync, one Statuses, one Shutdown. A Factory is safe for
 // concurrent use.
 //
 // Under it, each Go type T has a generic.Factory[T]; the Options given to

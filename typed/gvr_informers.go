@@ -19,7 +19,7 @@ import (
 // client made from Clients.Config that decodes JSON in one pass and, for
 // built-in kinds, protobuf converted once (see
 // Clients.UnstructuredFromJSON), from the same Factory
-// as the typed informers: one Start, one WaitForCacheSyncError, one
+// as the typed informers: one Start, one WaitForCacheSync, one
 // Statuses and one Shutdown serve them all. Every call for the same gvr
 // shares one informer; each is one hold, which the Handle's Release drops.
 // The factory's namespace is not applied to a resource the RESTMapper (or
