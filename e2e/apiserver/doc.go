@@ -8,6 +8,7 @@
 //
 //	server := apiserver.StartForTest(t)              // stopped by t.Cleanup
 //	client := kubernetes.NewForConfigOrDie(server.Config)
+//	err := server.InstallCRDs(ctx, "config/crd/widgets.yaml") // served on return
 //
 // From a program:
 //
