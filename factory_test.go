@@ -148,6 +148,11 @@ func TestFactoryTypedViewSkipsMalformed(t *testing.T) {
 	if _, err := informer.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
 	}
+	// The initial list's ConversionError goes to the ErrorHandler on the
+	// informer's callbacks goroutine, which nothing the informer's sync or
+	// the new handler's replay waits for (a change made through the Fake
+	// does wait for it: see Fake.Create).
+	waitUntil(t, "the initial list's malformed Widget is reported", func() bool { return len(fake.Errors()) > 0 })
 	checkSkipped(t, fake, []string{"team-a/broken"})
 
 	tests := []struct {
@@ -216,11 +221,22 @@ func newWidget(namespace, name string, size any) *unstructured.Unstructured {
 // informers reported, all for Widgets.
 func checkSkipped(t *testing.T, fake *generictest.Fake, want []string) {
 	t.Helper()
-	var keys []string
+	keys, others := skippedKeys(fake)
+	for _, err := range others {
+		t.Errorf("reported %v, want a *ConversionError of widgets", err)
+	}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
+
+// skippedKeys returns the keys of the ConversionErrors of widgets the
+// fake's informers reported so far, sorted, and the other errors.
+func skippedKeys(fake *generictest.Fake) (keys []string, others []error) {
 	for _, err := range fake.Errors() {
 		var conversion *generic.ConversionError
 		if !errors.As(err, &conversion) || conversion.GVR != widget.GVR {
-			t.Errorf("reported %v, want a *ConversionError of widgets", err)
+			others = append(others, err)
 			continue
 		}
 		if !slices.Contains(keys, conversion.Key) {
@@ -228,9 +244,7 @@ func checkSkipped(t *testing.T, fake *generictest.Fake, want []string) {
 		}
 	}
 	slices.Sort(keys)
-	if diff := cmp.Diff(want, keys); diff != "" {
-		t.Errorf("skipped (-want +got):\n%s", diff)
-	}
+	return keys, others
 }
 
 func TestFactorySharesOneInformerPerGVR(t *testing.T) {

@@ -109,8 +109,13 @@ func TestAcquireNeverReturnsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	for !old.Informer().IsStopped() {
-		time.Sleep(time.Millisecond) // the informer's goroutine is ending
+	// What Acquire replaces is an informer whose State is Stopped, which
+	// comes after client-go's IsStopped: that turns true when the shared
+	// informer's controller returns, before its handlers are done and its
+	// Run returns (the state table's "stopped").
+	waitForState(t, old, generic.Stopped)
+	if !old.Informer().IsStopped() {
+		t.Error("the informer is Stopped but its shared informer is not")
 	}
 	fresh := acquire(factory, widget.GVR)
 	if fresh.Informer() == old.Informer() || fresh.Informer().IsStopped() {

@@ -124,26 +124,29 @@ func TestSyncProgressLogLines(t *testing.T) {
 				t.Fatal("not synced")
 			}
 			// The done line is logged as the informer hears that its cache
-			// is filled, which may be a moment after HasSynced: wait for the
-			// lines wanted, or, when none are, until the fill is recorded
-			// (Elapsed stops growing) and a moment more, so that a done line
-			// logged below the verbosity would be seen.
-			waitCtx, waitCancel := testContext(t)
-			defer waitCancel()
-			for len(tc.want) > 0 && len(log.progressOnly()) < len(tc.want) && waitCtx.Err() == nil {
-				waitABit(waitCtx)
+			// is filled, a moment after HasSynced, on a goroutine that Run
+			// waits for: wait until the fill is recorded (Elapsed stops
+			// growing), then stop the informer. Every line it logs has been
+			// logged then, those below the verbosity included, had there
+			// been any.
+			waitUntil(t, "the fill is recorded", func() bool {
+				before := informer.Status().Progress.Elapsed
+				time.Sleep(10 * time.Millisecond)
+				return informer.Status().Progress.Elapsed == before
+			})
+			cancel()
+			<-done
+			got := log.progressOnly()
+			// A progress line is logged once objects come in
+			// ProgressLogInterval or more after the start, and the fill
+			// comes after them: a quick list on a loaded machine may take
+			// that long, and then the line may be there.
+			if elapsed := informer.Status().Progress.Elapsed; tc.listDelay == 0 && elapsed >= generic.ProgressLogInterval &&
+				len(got) > 0 && got[0].Message == "Initial sync in progress" {
+				t.Logf("the quick list took %v: a progress line is allowed", elapsed)
+				got = got[1:]
 			}
-			if len(tc.want) == 0 {
-				for waitCtx.Err() == nil {
-					before := informer.Status().Progress.Elapsed
-					time.Sleep(50 * time.Millisecond)
-					if informer.Status().Progress.Elapsed == before {
-						break
-					}
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-			if diff := cmp.Diff(tc.want, log.progressOnly()); diff != "" {
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("progress lines (-want +got):\n%s", diff)
 			}
 		})

@@ -356,7 +356,8 @@ func TestWaitForDelete(t *testing.T) {
 		name    string
 		deleted *corev1.Pod
 		// short are played first: the wait must go on after them; then
-		// after.
+		// after. The Lister's Get of deleted's name must show wantCached
+		// once every event is applied.
 		short, after []watch.Event
 		want         string
 		wantCached   string
@@ -398,12 +399,40 @@ func TestWaitForDelete(t *testing.T) {
 			done := rywWaitAsync(func() error { return informer.WaitForDelete(ctx, tc.deleted) })
 			rywPlayShort(t, informer, w, done, tc.short)
 			rywPlay(w, tc.after)
-			got := []string{rywOutcome(rywResult(t, done)), rywCachedRV(t, informer, tc.deleted.Name)}
-			if diff := cmp.Diff([]string{tc.want, tc.wantCached}, got); diff != "" {
-				t.Errorf("wait outcome and cached resourceVersion (-want +got):\n%s", diff)
+			got := []string{rywOutcome(rywResult(t, done))}
+			// When the wait returns, a Get answers NotFound or returns an
+			// object recreated under the name; the events played after the
+			// delete (the recreate) may not be applied yet. Once they are,
+			// the cache holds wantCached.
+			got = append(got, rywGone(t, informer, tc.deleted))
+			if len(tc.after) > 0 {
+				if err := informer.WaitForResourceVersion(ctx, tc.after[len(tc.after)-1].Object.(*corev1.Pod).ResourceVersion); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got = append(got, rywCachedRV(t, informer, tc.deleted.Name))
+			if diff := cmp.Diff([]string{tc.want, "gone", tc.wantCached}, got); diff != "" {
+				t.Errorf("wait outcome, the deleted object gone when it returned, and cached resourceVersion once every event is applied (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// rywGone is "gone" if the Lister's Get of deleted's name answers NotFound
+// or returns another object (another UID; with deleted's UID empty, none),
+// else says what it returns.
+func rywGone(t *testing.T, informer generic.Informer[*corev1.Pod], deleted *corev1.Pod) string {
+	t.Helper()
+	pod, err := informer.Lister().Namespace(deleted.Namespace).Get(deleted.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "gone"
+	case err != nil:
+		t.Fatal(err)
+	case deleted.UID != "" && pod.UID != deleted.UID:
+		return "gone"
+	}
+	return fmt.Sprintf("still cached, UID %q at resourceVersion %q", pod.UID, pod.ResourceVersion)
 }
 
 // TestWaitForWriteBadInput: what is not an object written is refused at

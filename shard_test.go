@@ -14,14 +14,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/shardcheck"
+	"github.com/generic-informers/generic/internal/shardsel"
 )
 
 // replica is one sharded factory of the tests, as one replica of a
@@ -29,7 +32,6 @@ import (
 type replica struct {
 	factory  *generic.Factory[*corev1.ConfigMap]
 	informer generic.Informer[*corev1.ConfigMap]
-	deletes  atomic.Int64
 
 	mu sync.Mutex
 	// changes are the adds after the initial list, and the deletes, that
@@ -48,7 +50,6 @@ func startReplica(t *testing.T, ctx context.Context, server *shardServer, opts .
 			}
 		},
 		DeleteFunc: func(deleted cache.DeletedObject[*corev1.ConfigMap]) {
-			r.deletes.Add(1)
 			r.record(event{Verb: "DELETED", Key: deleted.GetKey(), Tombstone: deleted.FinalStateUnknown != nil})
 		},
 	})
@@ -76,17 +77,17 @@ func (r *replica) handled() []event {
 	return slices.Clone(r.changes)
 }
 
-// waitForAdds waits until r's handlers have got an add (after the initial
-// list) for each of keys, for up to ten seconds, and returns those they
-// have not.
-func (r *replica) waitForAdds(ctx context.Context, keys []string) []string {
+// waitFor waits until r's handlers have got a change of verb (an add after
+// the initial list, or a delete) for each of keys, or until ctx ends, and
+// returns those they have not.
+func (r *replica) waitFor(ctx context.Context, verb string, keys []string) []string {
 	var missed []string
-	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		added := map[string]bool{}
+	_ = wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(context.Context) (bool, error) {
+		got := map[string]bool{}
 		for _, e := range r.handled() {
-			added[e.Key] = added[e.Key] || e.Verb == "ADDED"
+			got[e.Key] = got[e.Key] || e.Verb == verb
 		}
-		missed = slices.DeleteFunc(slices.Clone(keys), func(key string) bool { return added[key] })
+		missed = slices.DeleteFunc(slices.Clone(keys), func(key string) bool { return got[key] })
 		return len(missed) == 0, nil
 	})
 	return missed
@@ -345,15 +346,21 @@ func TestReshardLeavesNoObjectUncached(t *testing.T) {
 			}
 			waitForPartition(t, ctx, server, []*replica{old[0], old[1], added})
 			for i, r := range old {
-				left := 0
+				var left []string
 				after := r.names()
 				for name := range before[i] {
 					if stable[name] && !after[name] {
-						left++
+						left = append(left, "default/"+name)
 					}
 				}
-				if left == 0 || r.deletes.Load() < int64(left) {
-					t.Errorf("replica %d: %d stable objects left it, its handlers got %d deletes", i, left, r.deletes.Load())
+				if len(left) == 0 {
+					t.Errorf("replica %d: no stable object left it", i)
+				}
+				// Reshard returns once the cache holds the new shard; the
+				// handlers get the deletes from client-go's processor, which
+				// may be a little behind.
+				if missed := r.waitFor(ctx, "DELETED", left); len(missed) > 0 {
+					t.Errorf("replica %d: %d stable objects left it, its handlers got no delete for %d: %v", i, len(left), len(missed), missed[:min(5, len(missed))])
 				}
 				// Replica 1 of 2 becomes 1 of 3 and gains [1/3, 1/2) of
 				// the hash space; 0 of 2 becomes 0 of 3 and gains nothing.
@@ -366,7 +373,7 @@ func TestReshardLeavesNoObjectUncached(t *testing.T) {
 				if i == 1 && len(joined) == 0 {
 					t.Errorf("replica 1: no stable object joined it")
 				}
-				if missed := r.waitForAdds(ctx, joined); len(missed) > 0 {
+				if missed := r.waitFor(ctx, "ADDED", joined); len(missed) > 0 {
 					t.Errorf("replica %d: %d stable objects joined it, its handlers got no add for %d: %v", i, len(joined), len(missed), missed[:min(5, len(missed))])
 				}
 				if got := r.informer.Status().Shard; got != fmt.Sprintf("%d/3", i) {
@@ -473,15 +480,40 @@ func TestReshardDeliversJoinsAndLeaves(t *testing.T) {
 					t.Fatalf("no object joined or left: the test checks nothing")
 				}
 				// Reshard returns once the cache holds the new shard; the
-				// handlers may be a little behind.
-				_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-					return len(r.handled()) >= len(want), nil
-				})
-				time.Sleep(50 * time.Millisecond) // time for changes beyond those
+				// handlers may be a little behind. A ConfigMap of the new
+				// shard created now reaches them after every change of the
+				// reshard (a handler gets its notifications in order): once
+				// they have its add, they have had every add and delete the
+				// reshard made, and no other may come.
+				server.apply(watch.Added, inShardOf(t, server, "marker", tt.to))
+				want = append(want, event{Verb: "ADDED", Key: "default/marker"})
+				if missed := r.waitFor(ctx, "ADDED", []string{"default/marker"}); len(missed) > 0 {
+					t.Fatalf("the handlers got no add of a ConfigMap of shard %v created after the reshard; they got %v", tt.to, r.handled())
+				}
 				if diff := cmp.Diff(sortEvents(want), sortEvents(r.handled()), cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("adds and deletes the handlers got (-want +got):\n%s", diff)
 				}
 			})
+		}
+	}
+}
+
+// inShardOf returns a new ConfigMap default/name whose UID places it in
+// shard.
+func inShardOf(t *testing.T, s *shardServer, name string, shard generic.Shard) *corev1.ConfigMap {
+	t.Helper()
+	selector, _, _ := shardsel.New(shardsel.Range{Index: shard.Index, Count: shard.Count}).Selection(string(generic.ShardByUID))
+	for {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: s.newUID()}}
+		if selector == nil {
+			return cm // every object
+		}
+		in, err := selector.Matches(cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in {
+			return cm
 		}
 	}
 }

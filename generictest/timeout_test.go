@@ -3,6 +3,7 @@ package generictest_test
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -95,43 +96,85 @@ func settings() *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "settings"}}
 }
 
+// The waits of the tests below that must fail are bounded by the Fake's
+// Timeout (or the test's deadline), and so are the waits of their set-up,
+// which must succeed: an informer's sync and first watch, a new handler's
+// replay of the cache. How long the set-up takes is the machine's business
+// (under -race on a loaded machine everything takes ten times longer), so
+// a case whose set-up did not fit the bound runs again with twice the
+// bound, from firstTimeout up to maxTimeout.
+const (
+	firstTimeout = time.Second
+	maxTimeout   = 16 * time.Second
+)
+
+// deadlineMargin is how long before the test's deadline the Fake's waits
+// end (generictest's deadlineMargin).
+const deadlineMargin = 5 * time.Second
+
+// setUpFailed reports whether msg is the failure of a wait that a case
+// needs to succeed (an informer's sync or first watch, a new handler's
+// replay of the cache) rather than of the one it makes fail, whose message
+// holds want: the set-up did not fit the bound.
+func setUpFailed(msg, want string) bool {
+	if strings.Contains(msg, want) {
+		return false
+	}
+	for _, setUp := range []string{"the informers did not sync within", "the informers did not start watching within", "did not receive the cached objects within"} {
+		if strings.Contains(msg, setUp) {
+			return true
+		}
+	}
+	return false
+}
+
+// namedBound is the bound a wait's failure names ("... within 987ms ..."),
+// if it names one.
+func namedBound(msg string) (time.Duration, bool) {
+	m := regexp.MustCompile(`within ([0-9.]+[a-zµ]+)`).FindStringSubmatch(msg)
+	if m == nil {
+		return 0, false
+	}
+	d, err := time.ParseDuration(m[1])
+	return d, err == nil
+}
+
 // TestWaitsEndAtTheTimeout: every wait of the Fake that cannot be met fails
-// the test once its bound has passed, saying what it waited for and what it
-// saw, instead of running until the test binary's deadline.
+// the test once its bound has passed, saying what it waited for, within
+// what bound, and what it saw, instead of running until the test binary's
+// deadline.
 func TestWaitsEndAtTheTimeout(t *testing.T) {
-	// Long enough for the set-up that must succeed (an informer's sync
-	// and first watch) on a loaded machine under -race.
-	const timeout = time.Second
 	tests := []struct {
 		name string
-		// deadline, if set, is the test's deadline from now.
-		deadline time.Duration
+		// deadline: the test's deadline is deadlineMargin and the bound
+		// away, and the Fake has no Timeout of its own.
+		deadline bool
 		// use waits; a blocked handler returns once release is closed,
-		// after use and before the cleanups.
-		use func(tb testing.TB, release <-chan struct{})
-		// wantFatal are parts of the failure's message.
+		// after use and before the cleanups. timeout is the bound.
+		use func(tb testing.TB, timeout time.Duration, release <-chan struct{})
+		// wantFatal are parts of the failure's message, the first one
+		// naming the wait that fails; %[1]v in them is the bound.
 		wantFatal []string
-		// wantBound is the bound the failure names.
-		wantBound time.Duration
 	}{{
 		name: "WaitForState of a state never reached",
-		use: func(tb testing.TB, _ <-chan struct{}) {
+		use: func(tb testing.TB, timeout time.Duration, _ <-chan struct{}) {
 			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout), generictest.Objects(settings()))
 			generictest.WaitForState(generictest.NewInformer[*corev1.ConfigMap](fake), []string{"team-a/never"}, keysOf)
 		},
-		wantFatal: []string{"the cache of /v1, Resource=configmaps did not reach the state wanted within 1s (-want +got)", `"team-a/never"`, `"team-a/settings"`},
+		wantFatal: []string{"the cache of /v1, Resource=configmaps did not reach the state wanted within %[1]v (-want +got)", `"team-a/never"`, `"team-a/settings"`},
 	}, {
 		name:     "the test's deadline, if sooner, bounds the wait",
-		deadline: 6 * time.Second, // 5s of margin: a bound under a second
-		use: func(tb testing.TB, _ <-chan struct{}) {
+		deadline: true,
+		use: func(tb testing.TB, _ time.Duration, _ <-chan struct{}) {
 			fake := generictest.New(tb, scheme.Scheme)
 			generictest.WaitForState(generictest.NewInformer[*corev1.ConfigMap](fake), []string{"team-a/never"}, keysOf)
 		},
-		wantFatal: []string{"did not reach the state wanted within"},
-		wantBound: time.Second,
+		// The bound is what is left of the test's time, less the margin:
+		// checked below, as no more than the timeout.
+		wantFatal: []string{"the cache of /v1, Resource=configmaps did not reach the state wanted within"},
 	}, {
 		name: "a change a handler never sees",
-		use: func(tb testing.TB, release <-chan struct{}) {
+		use: func(tb testing.TB, timeout time.Duration, release <-chan struct{}) {
 			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout), generictest.Objects(settings()))
 			configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
 			if _, err := configMaps.AddEventHandler(cache.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]{
@@ -141,33 +184,33 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			}
 			fake.Update(settings())
 		},
-		wantFatal: []string{"handlers did not see the change within 1s", "has not seen team-a/settings at resourceVersion 1000002; it has it at resourceVersion 1000001"},
+		wantFatal: []string{"handlers did not see the change within %[1]v", "has not seen team-a/settings at resourceVersion 1000002; it has it at resourceVersion 1000001"},
 	}, {
 		name: "informers that never sync",
-		use: func(tb testing.TB, _ <-chan struct{}) {
+		use: func(tb testing.TB, timeout time.Duration, _ <-chan struct{}) {
 			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout))
 			fake.Dynamic().PrependReactor("list", "configmaps", func(clienttesting.Action) (bool, k8sruntime.Object, error) {
 				return true, nil, errors.New("the list is down")
 			})
 			generictest.NewInformer[*corev1.ConfigMap](fake)
 		},
-		wantFatal: []string{"the informers did not sync within 1s", "configmaps"},
+		wantFatal: []string{"the informers did not sync within %[1]v", "configmaps"},
 	}, {
 		name: "informers that never watch",
-		use: func(tb testing.TB, _ <-chan struct{}) {
+		use: func(tb testing.TB, timeout time.Duration, _ <-chan struct{}) {
 			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout))
 			fake.Dynamic().PrependWatchReactor("configmaps", func(clienttesting.Action) (bool, watch.Interface, error) {
 				return true, nil, errors.New("the watch is down")
 			})
 			generictest.NewInformer[*corev1.ConfigMap](fake)
 		},
-		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces (an informer's)"},
+		wantFatal: []string{"the informers did not start watching within %[1]v; no watch of /v1, Resource=configmaps in all namespaces (an informer's)"},
 	}, {
 		// The typed informer's watch of the same resource is no watch of
 		// the unstructured informer's: a delete made before the latter
 		// opens would never reach it.
 		name: "a second informer of a resource that never watches",
-		use: func(tb testing.TB, _ <-chan struct{}) {
+		use: func(tb testing.TB, timeout time.Duration, _ <-chan struct{}) {
 			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout))
 			var watches atomic.Int32
 			fake.Dynamic().PrependWatchReactor("configmaps", func(clienttesting.Action) (bool, watch.Interface, error) {
@@ -179,40 +222,47 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			generictest.NewInformer[*corev1.ConfigMap](fake)
 			generictest.NewUnstructuredInformer(fake, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"})
 		},
-		wantFatal: []string{"the informers did not start watching within 1s; no watch of /v1, Resource=configmaps in all namespaces (an informer's)"},
+		wantFatal: []string{"the informers did not start watching within %[1]v; no watch of /v1, Resource=configmaps in all namespaces (an informer's)"},
 	}, {
 		name: "a new handler that never takes the cached objects",
-		use: func(tb testing.TB, release <-chan struct{}) {
+		use: func(tb testing.TB, timeout time.Duration, release <-chan struct{}) {
 			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout), generictest.Objects(settings()))
 			configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
 			if _, err := configMaps.AddEventHandler(blockingHandler{release}); err != nil {
 				tb.Fatal(err)
 			}
 		},
-		wantFatal: []string{"the new handler of /v1, Resource=configmaps did not receive the cached objects within 1s; it has 0 of them"},
+		wantFatal: []string{"the new handler of /v1, Resource=configmaps did not receive the cached objects within %[1]v; it has 0 of them"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tb := &boundedTB{TB: t}
-			if tc.deadline > 0 {
-				tb.deadline = time.Now().Add(tc.deadline)
-			}
-			release := make(chan struct{})
-			start := time.Now()
-			tb.run(func() { tc.use(tb, release) })
-			elapsed := time.Since(start)
-			close(release)
-			tb.runCleanups()
+			for timeout := firstTimeout; ; timeout *= 2 {
+				tb := &boundedTB{TB: t}
+				if tc.deadline {
+					tb.deadline = time.Now().Add(deadlineMargin + timeout)
+				}
+				release := make(chan struct{})
+				tb.run(func() { tc.use(tb, timeout, release) })
+				close(release)
+				tb.runCleanups()
 
-			checkFatal(t, tb.message(), tc.wantFatal)
-			bound := timeout
-			if tc.wantBound > 0 {
-				bound = tc.wantBound
-			}
-			// Generous: the bound, plus setting up the Fake under -race.
-			if elapsed > bound+5*time.Second {
-				t.Errorf("failed after %v, want about %v", elapsed, bound)
+				msg := tb.message()
+				wantFatal := make([]string, len(tc.wantFatal))
+				for i, w := range tc.wantFatal {
+					wantFatal[i] = strings.ReplaceAll(w, "%[1]v", timeout.String())
+				}
+				if setUpFailed(msg, wantFatal[0]) && timeout < maxTimeout {
+					t.Logf("the set-up did not fit a bound of %v: %s", timeout, msg)
+					continue
+				}
+				checkFatal(t, msg, wantFatal)
+				if tc.deadline {
+					if bound, ok := namedBound(msg); !ok || bound > timeout {
+						t.Errorf("failed with:\n%s\nwant it to name a bound of at most %v, what was left before the test's deadline", msg, timeout)
+					}
+				}
+				return
 			}
 		})
 	}
@@ -221,28 +271,36 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 // TestShutdownEndsAtTheTimeout: a handler that never returns fails the test
 // when the Fake shuts its informers down, instead of holding the test.
 func TestShutdownEndsAtTheTimeout(t *testing.T) {
-	tb := &boundedTB{TB: t}
-	release := make(chan struct{})
-	tb.run(func() {
-		fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(time.Second))
-		configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
-		if _, err := configMaps.AddEventHandler(blockingHandler{release}); err != nil {
-			tb.Fatal(err)
+	for timeout := firstTimeout; ; timeout *= 2 {
+		tb := &boundedTB{TB: t}
+		release := make(chan struct{})
+		tb.run(func() {
+			fake := generictest.New(tb, scheme.Scheme, generictest.Timeout(timeout))
+			configMaps := generictest.NewInformer[*corev1.ConfigMap](fake)
+			if _, err := configMaps.AddEventHandler(blockingHandler{release}); err != nil {
+				tb.Fatal(err)
+			}
+			// The change itself times out, blocked too: the shutdown is next.
+			fake.Create(settings())
+		})
+		changeFailed := "handlers did not see the change within " + timeout.String()
+		if first := tb.message(); !strings.Contains(first, changeFailed) {
+			close(release)
+			tb.runCleanups()
+			if setUpFailed(first, changeFailed) && timeout < maxTimeout {
+				t.Logf("the set-up did not fit a bound of %v: %s", timeout, first)
+				continue
+			}
+			t.Fatalf("the change failed with %q, want a failure saying %q", first, changeFailed)
 		}
-		// The change itself times out, blocked too: the shutdown is next.
-		fake.Create(settings())
-	})
-	start := time.Now()
-	tb.mu.Lock()
-	tb.fatal = ""
-	tb.mu.Unlock()
-	tb.runCleanups()
-	elapsed := time.Since(start)
-	close(release) // the shutdown ends, late, and leaves no goroutine
+		tb.mu.Lock()
+		tb.fatal = ""
+		tb.mu.Unlock()
+		tb.runCleanups()
+		close(release) // the shutdown ends, late, and leaves no goroutine
 
-	checkFatal(t, tb.message(), []string{"the informers did not shut down within 1s: a handler has not returned"})
-	if elapsed > 5*time.Second {
-		t.Errorf("failed after %v, want about 1s", elapsed)
+		checkFatal(t, tb.message(), []string{"the informers did not shut down within " + timeout.String() + ": a handler has not returned"})
+		return
 	}
 }
 

@@ -1,16 +1,13 @@
 package typed_test
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/generic-informers/generic"
@@ -130,13 +127,14 @@ func TestReleaseAfterMapperForgetsKind(t *testing.T) {
 				if diff := cmp.Diff(step.want, step.release(factory, handles)); diff != "" {
 					t.Errorf("%s: Release (-want +got):\n%s", step.name, diff)
 				}
-				// Release does not wait for the informer's goroutines:
-				// a released informer stops soon after.
+				// Release does not wait for the informer's goroutines: a
+				// released informer stops soon after. Wait for its State:
+				// client-go's IsStopped turns true before it (when the
+				// shared informer's controller returns, before its handlers
+				// are done), never after.
 				if step.wantState == generic.Stopped {
-					_ = wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 10*time.Second, true,
-						func(context.Context) (bool, error) { return handles[0].Informer().IsStopped(), nil })
-				}
-				if diff := cmp.Diff(step.wantState, handles[0].Status().State); diff != "" {
+					waitForState(t, handles[0], generic.Stopped)
+				} else if diff := cmp.Diff(step.wantState, handles[0].Status().State); diff != "" {
 					t.Errorf("%s: informer state (-want +got):\n%s", step.name, diff)
 				}
 				if diff := cmp.Diff(step.wantState == generic.Stopped, handles[0].Informer().IsStopped()); diff != "" {

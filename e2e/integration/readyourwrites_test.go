@@ -145,6 +145,10 @@ func TestReadYourWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// That the wait returns as its context ends, not at a later poll,
+		// holds by construction (it selects on ctx.Done()); a bound in real
+		// time would be a timing claim a loaded machine can break. A wait
+		// that ignored its context would not return at all.
 		const bound = 300 * time.Millisecond
 		waitCtx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
@@ -153,10 +157,7 @@ func TestReadYourWrites(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("wait for a resource version far ahead: %v, want an error wrapping context.DeadlineExceeded", err)
 		}
-		if took := time.Since(start); took > bound+time.Second {
-			t.Errorf("the wait took %v after its context's %v", took, bound)
-		}
-		t.Log(err)
+		t.Logf("%v, after %v", err, time.Since(start))
 	})
 
 	t.Run("a quiet resource moves with bookmarks", func(t *testing.T) {
@@ -169,7 +170,12 @@ func TestReadYourWrites(t *testing.T) {
 		// cache has reached; on a resource nobody writes, that moves when
 		// etcd reports progress: every 5 s here, as under kubeadm
 		// (--watch-progress-notify-interval; etcd's default is 10 min).
-		bound := (rywQuietWatchTimeout + 10) * time.Second
+		// With the short watch timeout a bookmark comes every few seconds,
+		// so the wait takes about rywQuietWatchTimeout plus etcd's
+		// interval; it is bounded by what Informer.WaitForResourceVersion
+		// promises whatever the watch timeout (a bookmark about once a
+		// minute), with room for a loaded machine, not by that estimate.
+		const bound = 3 * time.Minute
 		waitCtx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
 		start := time.Now()

@@ -27,9 +27,25 @@ import (
 // from 800 ms to 30 s (with jitter), so one full step and the relist fit.
 const recoveryTimeout = 90 * time.Second
 
-// firstSyncDeadline is how long the first WaitForCacheSyncError waits: long
-// enough for the first list's answer, short against the backoff.
+// firstSyncDeadline is how long the first WaitForCacheSyncError waits, once
+// the informer has had the first list's answer (waited for first, however
+// loaded the machine): short against the backoff.
 const firstSyncDeadline = 5 * time.Second
+
+// notServedProbesWithin is the most requests an informer whose resource
+// is not served sends in a window of d that starts after its first 404:
+// it probes with wait.Backoff from 1 s, doubling up to 30 s, so the
+// probes in the window are at least 2 s, 4 s, 8 s, 16 s, then 30 s apart
+// (the first, 1 s after the 404, may be anywhere in it). Timers never fire
+// early, so a loaded machine only makes fewer.
+func notServedProbesWithin(d time.Duration) int {
+	n := 1
+	for gap := 2 * time.Second; d >= gap; gap = min(2*gap, 30*time.Second) {
+		d -= gap
+		n++
+	}
+	return n
+}
 
 // TestNotServedBeforeFirstSyncRecovers starts a typed Widget informer
 // before the Widget CRD exists: its first list is a 404, the informer is
@@ -59,6 +75,11 @@ func TestNotServedBeforeFirstSyncRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	factory.Start(context.Background())
+	// The bounded wait below must name the 404: first let the informer
+	// have the answer to its first list, however loaded the machine.
+	path := "/apis/example.com/v1/widgets"
+	waitForStatus(t, widgets, generic.NotServed)
+	before, started := requests.count(path), time.Now()
 
 	ctx, cancel := context.WithTimeout(context.Background(), firstSyncDeadline)
 	defer cancel()
@@ -76,13 +97,14 @@ func TestNotServedBeforeFirstSyncRecovers(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v does not wrap context.DeadlineExceeded", err)
 	}
-	// Not served: a WatchList request and the list it falls back to (both
-	// 404), then probes backing off from 1 s (with jitter: here at about
-	// 1.5 s and 4.3 s, then 9 s), not a retry loop.
-	sent := requests.count("/apis/example.com/v1/widgets")
-	t.Logf("%d requests for widgets in the %v before the CRD existed", sent, firstSyncDeadline)
-	if sent > 4 {
-		t.Errorf("%d requests in %v while not served, want at most 4", sent, firstSyncDeadline)
+	// Not served: after a WatchList request and the list it falls back to
+	// (both 404), probes backing off from 1 s (with the reflector's
+	// jitter: here at about 1.5 s and 4.3 s, then 9 s), not a retry loop.
+	sent := requests.count(path) - before
+	window := time.Since(started)
+	t.Logf("%d requests for widgets in the %v after the informer was NotServed, before the CRD existed", sent, window)
+	if limit := notServedProbesWithin(window); sent > limit {
+		t.Errorf("%d requests in %v while not served, want at most %d", sent, window, limit)
 	}
 
 	apply(t, c, load(t, "unserved", "crds/widgets.example.com.yaml")...)
@@ -149,6 +171,9 @@ func TestForbiddenBeforeFirstSyncRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	factory.Start(context.Background())
+	// The bounded wait below must name the 403: first let the informer
+	// have the answer to its first list, however loaded the machine.
+	waitForStatus(t, configMaps, generic.Forbidden)
 
 	ctx, cancel := context.WithTimeout(context.Background(), firstSyncDeadline)
 	defer cancel()

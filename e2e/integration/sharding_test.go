@@ -316,23 +316,27 @@ func TestReshardOnTheServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			sampler.add(added)
+			// The sampler samples every few milliseconds, as often as a
+			// loaded machine lets it; between the steps it samples here
+			// too, so that every step is checked however few samples the
+			// sampler gets to take.
+			sampler.sample()
 			for i, r := range replicas {
 				if err := r.factory.BeginReshard(ctx, generic.Shard{Index: i, Count: 3}); err != nil {
 					t.Fatal(err)
 				}
+				sampler.sample()
 			}
 			for i, r := range replicas {
 				if err := r.factory.Reshard(ctx, generic.Shard{Index: i, Count: 3}); err != nil {
 					t.Fatal(err)
 				}
+				sampler.sample()
 			}
 			samples, missing := sampler.stop()
 			churn.Stop()
 			if len(missing) > 0 {
 				t.Errorf("stable ConfigMaps in no replica's cache during the reshard (%d samples): %v", samples, missing[:min(5, len(missing))])
-			}
-			if samples < 10 {
-				t.Errorf("only %d samples taken during the reshard", samples)
 			}
 			waitForServerPartition(t, ctx, client, namespace, append(replicas, added))
 			checkShards(t, append(replicas, added), n, gate)

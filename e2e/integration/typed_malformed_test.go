@@ -132,11 +132,13 @@ func (r *reportLog) record(_ context.Context, err error) {
 	r.errs = append(r.errs, err)
 }
 
-// conversionKeys waits a little for n *generic.ConversionErrors, then
+// conversionKeys waits for n *generic.ConversionErrors (the ErrorHandler
+// runs on the informer's callbacks goroutine, which may come to them after
+// the handlers have had their events), until the test's context ends, then
 // returns the keys of all reported so far, sorted.
 func (r *reportLog) conversionKeys(t *testing.T, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	ctx := testContext(t)
 	for {
 		var got []string
 		r.mu.Lock()
@@ -146,11 +148,14 @@ func (r *reportLog) conversionKeys(t *testing.T, n int) []string {
 			}
 		}
 		r.mu.Unlock()
-		if len(got) >= n || time.Now().After(deadline) {
+		if len(got) >= n || ctx.Err() != nil {
 			slices.Sort(got)
 			return got
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 
