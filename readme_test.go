@@ -5,38 +5,86 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// exampleMarker precedes a README code block copied from an Example
-// function: <!-- example: FILE FUNCTION -->.
+// exampleMarker precedes a documentation code block copied from a
+// function, usually an Example: <!-- example: FILE FUNCTION -->. FILE is
+// relative to the repository root, whichever document the marker is in.
 var exampleMarker = regexp.MustCompile("(?s)<!-- example: (\\S+) (\\S+) -->\\s*```go\\n(.*?)```")
 
-// TestREADMEQuickStartIsExampleCode checks that every Go block of README.md
-// marked as an example appears, line for line and in order, in the body of
-// the Example function it names: the quick start compiles and runs because
-// the Example does.
-func TestREADMEQuickStartIsExampleCode(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// uncheckedMarker precedes a Go block that is deliberately not checked
+// (a before/after line of a migration, say): <!-- not checked: WHY -->.
+var uncheckedMarker = regexp.MustCompile(`<!-- not checked: [^>]+ -->\s*$`)
+
+// docsWithExamples are the documents whose marked Go blocks are checked,
+// relative to the repository root (the package directory): README.md,
+// every topic of docs/ and the e2e module's README.
+func docsWithExamples(t *testing.T) []string {
+	t.Helper()
+	topics, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := exampleMarker.FindAllStringSubmatch(string(readme), -1)
-	if len(blocks) < 3 {
-		t.Fatalf("README.md has %d marked example blocks, want the typed, unstructured and typed-view ones", len(blocks))
-	}
-	for _, block := range blocks {
-		file, function, code := block[1], block[2], block[3]
-		t.Run(file+" "+function, func(t *testing.T) {
-			body := functionBody(t, file, function)
-			if missing := missingInOrder(trimmedLines(code), trimmedLines(body)); missing != nil {
-				t.Errorf("README lines not in %s, in this order:\n%s", function, strings.Join(missing, "\n"))
+	return append(append([]string{"README.md"}, topics...), "e2e/README.md")
+}
+
+// docsWithLinks are the documents whose relative links are checked.
+func docsWithLinks(t *testing.T) []string {
+	return append(docsWithExamples(t), "CONTRIBUTING.md", "CHANGELOG.md")
+}
+
+// TestREADMEQuickStartIsExampleCode checks that every Go block of
+// README.md, docs/*.md and e2e/README.md marked as an example appears,
+// line for line and in order, in the body of the function it names: the
+// documentation compiles and runs because the Example (or test) does.
+func TestREADMEQuickStartIsExampleCode(t *testing.T) {
+	for _, doc := range docsWithExamples(t) {
+		t.Run(doc, func(t *testing.T) {
+			text, err := os.ReadFile(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks := exampleMarker.FindAllStringSubmatch(string(text), -1)
+			if doc == "README.md" && !slices.ContainsFunc(blocks, func(block []string) bool { return block[2] == "ExampleInformerFor" }) {
+				t.Errorf("README.md has no marked ExampleInformerFor block (the first informer)")
+			}
+			for _, block := range blocks {
+				file, function, code := block[1], block[2], block[3]
+				t.Run(file+" "+function, func(t *testing.T) {
+					body := functionBody(t, file, function)
+					if missing := missingInOrder(trimmedLines(code), trimmedLines(body)); missing != nil {
+						t.Errorf("%s lines not in %s, in this order:\n%s", doc, function, strings.Join(missing, "\n"))
+					}
+				})
 			}
 		})
+	}
+}
+
+// TestDocsGoBlocksAreChecked checks that every Go block of the documents
+// is either marked as an example (and so checked) or says why it is not.
+func TestDocsGoBlocksAreChecked(t *testing.T) {
+	goBlock := regexp.MustCompile("(?m)^[ \\t]*```go\\n")
+	for _, doc := range docsWithExamples(t) {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, loc := range goBlock.FindAllStringIndex(string(text), -1) {
+			before := strings.TrimRight(string(text[:loc[0]]), " \t\n")
+			line := strings.TrimSpace(before[strings.LastIndex(before, "\n")+1:])
+			if !strings.HasPrefix(line, "<!-- example: ") && !uncheckedMarker.MatchString(line) {
+				t.Errorf("%s:%d: a Go block with neither <!-- example: FILE FUNCTION --> nor <!-- not checked: WHY --> before it",
+					doc, strings.Count(string(text[:loc[0]]), "\n")+1)
+			}
+		}
 	}
 }
 
@@ -58,10 +106,103 @@ func TestREADMECommands(t *testing.T) {
 	}
 }
 
-// functionBody returns the source of the body of function in file.
+// TestDocsLinks checks that every relative link of the documents names a
+// file that exists and, for a link into a Markdown file with #anchor, a
+// heading of that file.
+func TestDocsLinks(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, doc := range docsWithLinks(t) {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, match := range link.FindAllStringSubmatch(withoutCode(string(text)), -1) {
+			target := match[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			if path == "" {
+				path = doc
+			} else {
+				path = filepath.Join(filepath.Dir(doc), path)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s: link %q: %v", doc, target, err)
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(path, ".md") && !slices.Contains(headingAnchors(t, path), anchor) {
+				t.Errorf("%s: link %q: %s has no heading with anchor #%s", doc, target, path, anchor)
+			}
+		}
+	}
+}
+
+// TestDocsE2EReplaceBlock checks that the replace block e2e/README.md
+// tells a module of one's own to copy is e2e/go.mod's.
+func TestDocsE2EReplaceBlock(t *testing.T) {
+	readme, err := os.ReadFile("e2e/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)<!-- replace block of e2e/go.mod -->\\s*```go-mod\\n(.*?)```").FindStringSubmatch(string(readme))
+	if block == nil {
+		t.Fatal("e2e/README.md has no go-mod block marked <!-- replace block of e2e/go.mod -->")
+	}
+	gomod, err := os.ReadFile("e2e/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`(?s)\nreplace \(\n.*?\n\)\n`).FindString("\n" + string(gomod))
+	if want == "" {
+		t.Fatal("e2e/go.mod has no replace ( ... ) block")
+	}
+	if diff := cmp.Diff(trimmedLines(want), trimmedLines(block[1])); diff != "" {
+		t.Errorf("e2e/README.md's replace block is not e2e/go.mod's (-go.mod +README):\n%s", diff)
+	}
+}
+
+// withoutCode returns text with its fenced code blocks and code spans
+// removed, so that what they hold is not taken for links.
+func withoutCode(text string) string {
+	return regexp.MustCompile("`[^`\n]*`").ReplaceAllString(withoutFences(text), "")
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a
+// Markdown file: lowercased, punctuation but '-' and '_' dropped, spaces
+// made '-'.
+func headingAnchors(t *testing.T, path string) []string {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var anchors []string
+	for _, heading := range regexp.MustCompile(`(?m)^#{1,6} +(.+?)\s*$`).FindAllStringSubmatch(withoutFences(string(text)), -1) {
+		var b strings.Builder
+		for _, r := range strings.ToLower(heading[1]) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+				b.WriteRune(r)
+			}
+		}
+		anchors = append(anchors, b.String())
+	}
+	return anchors
+}
+
+// withoutFences returns text with its fenced code blocks removed.
+func withoutFences(text string) string {
+	return regexp.MustCompile("(?s)```.*?```").ReplaceAllString(text, "")
+}
+
+// functionBody returns the source of the body of function in file, a path
+// relative to the repository root.
 func functionBody(t *testing.T, file, function string) string {
 	t.Helper()
-	src, err := os.ReadFile(file)
+	src, err := os.ReadFile(filepath.FromSlash(file))
 	if err != nil {
 		t.Fatal(err)
 	}
