@@ -10,10 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -58,12 +56,9 @@ type shardWatcher struct {
 	w *bigWatch
 }
 
-// selection is what a list or watch asked for.
-type selection struct {
-	shard     sharding.Selector
-	namespace string
-	labels    labels.Selector
-}
+// selection is what a list or watch asked for; its Shard is nil unless
+// the server honours ShardSelectors.
+type selection struct{ shardcheck.Request }
 
 // bigWatch is a watch with room for every event of a test; unlike
 // apimachinery's fakes it neither blocks nor panics when full or stopped.
@@ -223,36 +218,15 @@ func (sel selection) sees(event watch.Event, prev *corev1.ConfigMap) (watch.Even
 // ShardSelector.
 func (s *shardServer) selectionOf(namespace string, o metav1.ListOptions) (selection, error) {
 	s.selectors = append(s.selectors, o.ShardSelector)
-	sel := selection{namespace: namespace, labels: labels.Everything()}
-	if o.LabelSelector != "" {
-		parsed, err := labels.Parse(o.LabelSelector)
-		if err != nil {
-			return sel, err
-		}
-		sel.labels = parsed
+	if !s.honours {
+		o.ShardSelector = "" // a server without the feature gate never reads it
 	}
-	if !s.honours || o.ShardSelector == "" {
-		return sel, nil
-	}
-	shard, err := shardcheck.ParseSelector(o.ShardSelector)
-	sel.shard = shard
-	return sel, err
+	r, err := shardcheck.ParseRequest(namespace, o)
+	return selection{r}, err
 }
 
 // holds reports whether cm is in the selection.
-func (sel selection) holds(cm *corev1.ConfigMap) bool {
-	if sel.namespace != "" && cm.Namespace != sel.namespace {
-		return false
-	}
-	if !sel.labels.Matches(labels.Set(cm.Labels)) {
-		return false
-	}
-	if sel.shard == nil {
-		return true
-	}
-	in, err := sel.shard.Matches(cm)
-	return err == nil && in
-}
+func (sel selection) holds(cm *corev1.ConfigMap) bool { return sel.Matches(cm) && sel.InShard(cm) }
 
 func (s *shardServer) list(namespace string, o metav1.ListOptions) (runtime.Object, error) {
 	s.mu.Lock()
@@ -263,7 +237,7 @@ func (s *shardServer) list(namespace string, o metav1.ListOptions) (runtime.Obje
 	}
 	s.lists++
 	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: strconv.Itoa(s.rv)}}
-	if sel.shard != nil {
+	if sel.Shard != nil {
 		list.ShardInfo = &metav1.ShardInfo{Selector: o.ShardSelector}
 	}
 	for _, cm := range s.objects {

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic/internal/shardcheck"
 )
 
 // watchSwitch holds the proxies of the informers' watches and can cut them.
@@ -97,7 +99,7 @@ func describeWatches(keys []watchKey) string {
 
 func (k watchKey) String() string {
 	if k.owner == nil {
-		return k.gvr.String() + " " + selection{namespace: k.namespace}.String()
+		return k.gvr.String() + " " + shardcheck.Request{Namespace: k.namespace}.String()
 	}
 	return k.gvr.String() + " " + k.owner.selection().String() + " (an informer's)"
 }

@@ -1,5 +1,7 @@
 // Package shardcheck is what the sharding tests of the library and of the
-// e2e module check: that the caches of the replicas partition the objects.
+// e2e module check (that the caches of the replicas partition the
+// objects), and how the fakes of the library's tests and of generictest
+// read a list or watch request as the API server does (Request).
 package shardcheck
 
 import (
