@@ -17,7 +17,7 @@ allowed() {
 	case $pkg in
 	$M/internal/*) return 1 ;;
 	$M) [[ $imp == $M/internal/* ]] ;;
-	$M/typed | $M/unstructured | $M/metadata) [[ $imp == "$M" || $imp == $M/internal/* ]] ;;
+	$M/typed | $M/unstructured | $M/metadata | $M/controller) [[ $imp == "$M" || $imp == $M/internal/* ]] ;;
 	$M/generictest) [[ $imp == "$M" || $imp == "$M/typed" || $imp == $M/internal/* ]] ;;
 	$M/examples/*) return 0 ;;
 	*) echo "depcheck: no rule for package $pkg; add one to $0" >&2; exit 1 ;;

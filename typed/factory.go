@@ -94,6 +94,8 @@ type restClientKey struct {
 	// unstructured is set for the clients of UnstructuredFor, which decode
 	// into *unstructured.Unstructured (unstructuredSerializer).
 	unstructured bool
+	// writes: a client for Client, which decodes single objects as they are.
+	writes bool
 }
 
 // NewFactory returns a Factory that lists and watches through typed REST

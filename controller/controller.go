@@ -1,0 +1,210 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// Reconciler brings the state of the object of key (of the primary type)
+// to what it should be. It reads its objects from the controller's
+// informers' Listers (the primary may be gone: its delete enqueues its key
+// too) and writes through typed.Client with ctx, so that the next
+// reconcile of key sees its writes. ctx ends when the controller stops.
+//
+// Return a zero Result and nil when done; an error to be retried with rate
+// limiting; a Result to be reconciled again (see Result). The same key is
+// never reconciled by two workers at once.
+type Reconciler func(ctx context.Context, key cache.ObjectName) (Result, error)
+
+// Result says when a key is reconciled again, besides when its objects
+// change.
+type Result struct {
+	// RequeueAfter, if positive, reconciles the key again after this
+	// long (a pending rate-limited retry is forgotten).
+	RequeueAfter time.Duration
+	// Requeue, if true and RequeueAfter is zero, reconciles the key again
+	// after the rate limiter's delay for it, as an error would, without
+	// reporting one.
+	Requeue bool
+}
+
+// Controller runs a Reconciler over the keys of its primary objects; see
+// the package documentation. Make one with New; it runs once (Run). Its
+// methods are safe for concurrent use.
+type Controller struct {
+	name      string
+	primary   Primary
+	reconcile Reconciler
+	opts      options
+	writes    *writeLog
+
+	mu      sync.Mutex
+	started bool
+	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
+	// added counts, per key, the adds of the handlers since the key was
+	// last reconciled with none in between; a key is in it from its add
+	// until the reconcile that follows returns.
+	added map[cache.ObjectName]int
+	// retrying holds the keys whose last reconcile failed or asked to be
+	// requeued with rate limiting, until one succeeds.
+	retrying map[cache.ObjectName]bool
+}
+
+// New makes a Controller named name (the name of its workqueue in metrics
+// and logs) that reconciles the keys of primary's objects with reconcile.
+// It fails if name is empty, primary's informer or reconcile is nil, or an
+// Option is invalid. Nothing runs until Run.
+func New(name string, primary Primary, reconcile Reconciler, opts ...Option) (*Controller, error) {
+	switch {
+	case name == "":
+		return nil, errors.New("controller: empty name")
+	case primary.err != nil:
+		return nil, primary.err
+	case primary.register == nil:
+		return nil, errors.New("controller: no primary; make one with For")
+	case reconcile == nil:
+		return nil, errors.New("controller: nil Reconciler")
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	return &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
+		writes: newWriteLog(), retrying: map[cache.ObjectName]bool{}, added: map[cache.ObjectName]int{}}, nil
+}
+
+// Run runs the controller until ctx ends: it registers its handlers on its
+// informers, waits until each handler has received its informer's initial
+// list (the informers must be started, as by the factory's Start), starts
+// the workers, and, when ctx ends, removes its handlers, shuts its queue
+// down and returns once every reconcile in progress has returned, leaving
+// no goroutine behind. It returns nil then; an error, at once, if it was
+// run before or a handler could not be registered, or if ctx ended before
+// the handlers received their initial lists (naming the informers that had
+// not synced).
+func (c *Controller) Run(ctx context.Context) error {
+	queue, err := c.begin()
+	if err != nil {
+		return err
+	}
+	defer queue.ShutDown()
+	registrations, err := c.register(queue)
+	defer c.unregister(registrations)
+	if err != nil {
+		return err
+	}
+	if err := c.waitForSync(ctx, registrations); err != nil {
+		return err
+	}
+	var workers sync.WaitGroup
+	for range c.opts.workers {
+		workers.Go(func() { c.work(ctx, queue) })
+	}
+	<-ctx.Done()
+	queue.ShutDown()
+	workers.Wait()
+	return nil
+}
+
+// begin makes the queue, once.
+func (c *Controller) begin() (workqueue.TypedRateLimitingInterface[cache.ObjectName], error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return nil, fmt.Errorf("controller %s: Run called twice", c.name)
+	}
+	c.started = true
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(c.opts.rateLimiter,
+		workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: c.name, MetricsProvider: c.opts.metrics})
+	return c.queue, nil
+}
+
+type registered struct {
+	source       source
+	registration cache.ResourceEventHandlerRegistration
+}
+
+func (c *Controller) sources() []source {
+	return append([]source{c.primary.source}, c.opts.sources...)
+}
+
+func (c *Controller) register(queue workqueue.TypedRateLimitingInterface[cache.ObjectName]) ([]registered, error) {
+	var done []registered
+	enqueue := c.enqueuer(queue)
+	for _, src := range c.sources() {
+		registration, err := src.register(enqueue)
+		if err != nil {
+			return done, fmt.Errorf("controller %s: handler on %s: %w", c.name, src.gvr, err)
+		}
+		done = append(done, registered{source: src, registration: registration})
+	}
+	return done, nil
+}
+
+func (c *Controller) unregister(registrations []registered) {
+	for _, r := range registrations {
+		_ = r.source.informer.RemoveEventHandler(r.registration) // fails only on a stopped informer, which calls no handler
+	}
+}
+
+// enqueuer adds a key, unless it is mapped from a secondary object on a
+// sharded controller and the primary's cache does not hold it (another
+// replica's).
+func (c *Controller) enqueuer(queue workqueue.TypedRateLimitingInterface[cache.ObjectName]) enqueuer {
+	return func(key cache.ObjectName, fromPrimary bool) {
+		if !fromPrimary && c.primary.sharded() && !c.primary.holds(key) {
+			return
+		}
+		c.mu.Lock()
+		c.added[key]++
+		c.mu.Unlock()
+		queue.Add(key)
+	}
+}
+
+func (c *Controller) waitForSync(ctx context.Context, registrations []registered) error {
+	for _, r := range registrations {
+		select {
+		case <-r.registration.HasSyncedChecker().Done():
+		case <-ctx.Done():
+			return fmt.Errorf("controller %s: the handler on %s had not received its informer's objects when the context ended (is the factory started?): %w",
+				c.name, r.source.gvr, ctx.Err())
+		}
+	}
+	return nil
+}
+
+// Idle reports whether the controller is running and has nothing to do:
+// no key queued or being reconciled, and none waiting to be retried after
+// an error or a Result with Requeue. Keys waiting for their RequeueAfter do
+// not count. It is for tests (generictest waits on it).
+func (c *Controller) Idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queue != nil && !c.queue.ShuttingDown() && c.queue.Len() == 0 && len(c.added) == 0 && len(c.retrying) == 0
+}
+
+func (c *Controller) reportError(ctx context.Context, key cache.ObjectName, err error) {
+	if c.opts.errorHandler != nil {
+		c.opts.errorHandler(ctx, err)
+		return
+	}
+	utilruntime.HandleErrorWithContext(ctx, err, "Reconcile failed", "controller", c.name, "key", key)
+}
+
+func (c *Controller) logger(ctx context.Context, key cache.ObjectName) klog.Logger {
+	return klog.FromContext(ctx).WithValues("controller", c.name, "key", key)
+}

@@ -1,0 +1,55 @@
+// Package controller runs a reconcile loop over the library's informers:
+// the typed counterpart of client-go's workqueue controllers and of
+// controller-runtime's controller, without code generation.
+//
+// A Controller reconciles the keys (cache.ObjectName) of one primary type
+// T. Its informers are any of the one factory's (package typed): typed,
+// *unstructured.Unstructured or metadata-only. Events of the primary
+// enqueue the object's own key (For); events of secondary objects enqueue
+// the keys of the primaries they map to (Watches, Owns, ByIndex). A
+// client-go rate-limited workqueue (workqueue.TypedRateLimitingInterface)
+// holds the keys: a key is reconciled by one worker at a time, and a key
+// added again while it is reconciled is reconciled once more afterwards.
+//
+//	quotas, _ := typed.InformerFor[*v1.Quota](factory)
+//	c, err := controller.New("quota", controller.For(quotas, controller.GenerationChanged), reconcile,
+//		controller.Watches(configMaps, quotasSelecting))
+//	factory.Start(ctx)
+//	err = c.Run(ctx)
+//
+// # Reads that do not go stale after the controller's own writes
+//
+// A reconcile's context carries the key it reconciles. A write made with
+// it through a typed.Client is recorded for that key; the next reconcile of
+// the key starts only once every informer of the written resource that the
+// controller reads has caught up with the write (Informer.WaitForWrite, or
+// for a delete, no longer holds the object), so a reconcile never acts
+// twice on the state its own write replaced. This is KEP-5647's
+// ConsistencyStore (kube-controller-manager's
+// pkg/controller/util/consistency: WroteAt, EnsureReady, Clear), with a
+// bounded wait (WithConsistencyTimeout) instead of an immediate requeue: a
+// key whose caches have not caught up within it is requeued with rate
+// limiting, and reconciled later. A write outside an informer's selection
+// or shard does not stall it (see generic.Informer.WaitForWrite).
+//
+// # Sharding
+//
+// On replica i of n (generic.WithShard on the factory), the primary's
+// informer holds only its shard's objects, and so does each secondary
+// informer of the factory. A primary's events enqueue only its shard's keys;
+// a key mapped from a secondary object is enqueued only while the primary's
+// cache holds it, so each replica reconciles its own shard's keys. Shard by
+// namespace (generic.WithShardKey(generic.ShardByNamespace)) when a
+// primary's secondaries live in its namespace: they are then in the same
+// replica's caches. Unsharded, every mapped key is enqueued, whether or
+// not its primary exists (a reconcile may create it).
+//
+// # Lifecycle
+//
+// Run registers the handlers, waits until each has received its informer's
+// initial list, starts the workers, and when ctx ends removes the handlers,
+// shuts the queue down and returns once every reconcile in progress has
+// returned; it leaves no goroutine behind. A reconcile that panics is
+// recovered: the panic is reported as an error, with its stack, and the key
+// requeued with rate limiting.
+package controller

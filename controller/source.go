@@ -1,0 +1,216 @@
+package controller
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+)
+
+// source is an informer a Controller reads and how its events become keys
+// of the controller's primary objects.
+type source struct {
+	gvr      schema.GroupVersionResource
+	informer cache.SharedIndexInformer
+	// register adds the handler that enqueues what the source's events
+	// map to.
+	register func(enqueue enqueuer) (cache.ResourceEventHandlerRegistration, error)
+	// caughtUp waits until the informer's cache has applied w.
+	caughtUp catchUp
+	err      error
+}
+
+// enqueuer takes the keys an event maps to; fromPrimary is set for the
+// primary's own events.
+type enqueuer func(key cache.ObjectName, fromPrimary bool)
+
+// Primary is the informer of a Controller's primary objects, made by For.
+type Primary struct {
+	source
+	// holds reports whether the primary's cache holds key.
+	holds func(key cache.ObjectName) bool
+	// sharded reports whether the primary's informer holds one shard.
+	sharded func() bool
+}
+
+// For makes the Primary of a Controller: every add, update and delete of
+// informer's objects enqueues the object's own key, and the controller
+// reconciles those keys. An add or update enqueues only if every predicate
+// passes (deletes always do).
+func For[T generic.Object](informer generic.Informer[T], predicates ...Predicate[T]) Primary {
+	src := watches(informer, nil, predicates)
+	if isNil(informer) {
+		return Primary{source: src}
+	}
+	indexer := informer.Informer().GetIndexer()
+	return Primary{
+		source: src,
+		holds: func(key cache.ObjectName) bool {
+			_, exists, err := indexer.GetByKey(key.String())
+			return exists && err == nil
+		},
+		sharded: func() bool { return informer.Status().Shard != "" },
+	}
+}
+
+// Watches makes the controller watch secondary objects: each add, update (old and
+// new state) and delete of informer's objects enqueues the keys toPrimaries
+// maps it to. An add or update enqueues only if every predicate passes
+// (deletes always do); a delete whose last state the informer does not
+// know (a tombstone without an object) maps to nothing.
+//
+// toPrimaries must not change the object; it may return nil. See ByIndex
+// for a mapping through an index of the primary's informer.
+func Watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S) []cache.ObjectName, predicates ...Predicate[S]) Option {
+	if toPrimaries == nil {
+		return withSource(source{err: fmt.Errorf("controller: Watches of %s: nil map function", gvrOf(informer))})
+	}
+	return withSource(watches(informer, toPrimaries, predicates))
+}
+
+func withSource(src source) Option {
+	return func(o *options) error {
+		if src.err != nil {
+			return src.err
+		}
+		o.sources = append(o.sources, src)
+		return nil
+	}
+}
+
+// Owns makes the controller watch objects its primaries control: each event enqueues
+// the key of the object's controlling owner (the owner reference with
+// controller: true), in the object's namespace, if that owner is of
+// ownerKind; other objects enqueue nothing. For a cluster-scoped owner of
+// namespaced objects, use Watches with a map function.
+func Owns[S generic.Object](informer generic.Informer[S], ownerKind schema.GroupKind, predicates ...Predicate[S]) Option {
+	return withSource(watches(informer, func(obj S) []cache.ObjectName {
+		ref := metav1.GetControllerOfNoCopy(obj)
+		if ref == nil || ref.Kind != ownerKind.Kind {
+			return nil
+		}
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil || gv.Group != ownerKind.Group {
+			return nil
+		}
+		return []cache.ObjectName{{Namespace: obj.GetNamespace(), Name: ref.Name}}
+	}, predicates))
+}
+
+// ByIndex returns a map function for Watches: the keys of the primaries
+// that primary's index named index files under any of the values values
+// returns for a secondary object. The index must be added to primary's
+// informer (Informer.AddIndexers, or generic.WithIndexers) before Run; an
+// unknown index maps to nothing and is reported when the controller runs.
+//
+// For example, the primaries of a secondary object's namespace:
+//
+//	controller.ByIndex(quotas, cache.NamespaceIndex, func(s *metav1.PartialObjectMetadata) []string {
+//		return []string{s.Namespace}
+//	})
+func ByIndex[T, S generic.Object](primary generic.Informer[T], index string, values func(S) []string) func(S) []cache.ObjectName {
+	return func(obj S) []cache.ObjectName {
+		if isNil(primary) || values == nil {
+			return nil
+		}
+		indexer := primary.Informer().GetIndexer()
+		var keys []cache.ObjectName
+		for _, value := range values(obj) {
+			names, err := indexer.IndexKeys(index, value)
+			if err != nil {
+				return nil
+			}
+			for _, name := range names {
+				if key, err := cache.ParseObjectName(name); err == nil {
+					keys = append(keys, key)
+				}
+			}
+		}
+		return keys
+	}
+}
+
+// watches makes a source; toPrimaries nil maps an object to its own key.
+func watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S) []cache.ObjectName, predicates []Predicate[S]) source {
+	if isNil(informer) {
+		return source{err: fmt.Errorf("controller: nil informer")}
+	}
+	h := &handler[S]{toPrimaries: toPrimaries, predicates: predicates}
+	return source{
+		gvr:      informer.GroupVersionResource(),
+		informer: informer.Informer(),
+		register: func(enqueue enqueuer) (cache.ResourceEventHandlerRegistration, error) {
+			h.enqueue = enqueue
+			return informer.AddEventHandler(h)
+		},
+		caughtUp: catchUpOf(informer),
+	}
+}
+
+// handler enqueues the keys an informer's events map to.
+type handler[S generic.Object] struct {
+	toPrimaries func(S) []cache.ObjectName
+	predicates  []Predicate[S]
+	enqueue     enqueuer
+}
+
+func (h *handler[S]) OnAdd(obj S, _ bool) {
+	var none S
+	if h.passes(none, obj) {
+		h.keys(obj)
+	}
+}
+
+func (h *handler[S]) OnUpdate(oldObj, newObj S) {
+	if !h.passes(oldObj, newObj) {
+		return
+	}
+	if h.toPrimaries != nil {
+		h.keys(oldObj)
+	}
+	h.keys(newObj)
+}
+
+func (h *handler[S]) OnDelete(deleted cache.DeletedObject[S]) {
+	if h.toPrimaries == nil {
+		if key := deleted.GetObjectName(); key.Name != "" {
+			h.enqueue(key, true)
+		}
+		return
+	}
+	var none S
+	if deleted.OptionalObj != none {
+		h.keys(deleted.OptionalObj)
+	}
+}
+
+func (h *handler[S]) passes(oldObj, newObj S) bool {
+	for _, p := range h.predicates {
+		if p != nil && !p(oldObj, newObj) {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *handler[S]) keys(obj S) {
+	if h.toPrimaries == nil {
+		h.enqueue(cache.MetaObjectToName(obj), true)
+		return
+	}
+	for _, key := range h.toPrimaries(obj) {
+		if key.Name != "" {
+			h.enqueue(key, false)
+		}
+	}
+}
+
+func gvrOf[S generic.Object](informer generic.Informer[S]) schema.GroupVersionResource {
+	if isNil(informer) {
+		return schema.GroupVersionResource{}
+	}
+	return informer.GroupVersionResource()
+}
