@@ -48,6 +48,9 @@ type Controller struct {
 
 	mu      sync.Mutex
 	started bool
+	// synced is set once every handler has received its informer's
+	// initial list.
+	synced bool
 	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
 	// added counts, per key, the adds of the handlers since the key was
 	// last reconciled with none in between; a key is in it from its add
@@ -109,6 +112,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err := c.waitForSync(ctx, registrations); err != nil {
 		return err
 	}
+	c.mu.Lock()
+	c.synced = true
+	c.mu.Unlock()
 	var workers sync.WaitGroup
 	for range c.opts.workers {
 		workers.Go(func() { c.work(ctx, queue) })
@@ -187,14 +193,15 @@ func (c *Controller) waitForSync(ctx context.Context, registrations []registered
 	return nil
 }
 
-// Idle reports whether the controller is running and has nothing to do:
-// no key queued or being reconciled, and none waiting to be retried after
+// Idle reports whether the controller is running, its handlers have
+// received their informers' initial lists, and it has nothing to do: no
+// key queued or being reconciled, and none waiting to be retried after
 // an error or a Result with Requeue. Keys waiting for their RequeueAfter do
 // not count. It is for tests (generictest waits on it).
 func (c *Controller) Idle() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.queue != nil && !c.queue.ShuttingDown() && c.queue.Len() == 0 && len(c.added) == 0 && len(c.retrying) == 0
+	return c.synced && !c.queue.ShuttingDown() && c.queue.Len() == 0 && len(c.added) == 0 && len(c.retrying) == 0
 }
 
 func (c *Controller) reportError(ctx context.Context, key cache.ObjectName, err error) {

@@ -89,10 +89,9 @@ func TestEnqueue(t *testing.T) {
 		},
 		want: []string{"team-a/large"},
 	}, {
-		name: "ByIndex maps through the primary's index",
+		name: "WatchesByIndex maps through the primary's index",
 		secondary: func(widgets generic.Informer[*widget.Widget], cms generic.Informer[*corev1.ConfigMap]) []controller.Option {
-			return []controller.Option{controller.Watches(cms, controller.ByIndex(widgets, cache.NamespaceIndex,
-				func(cm *corev1.ConfigMap) []string { return []string{cm.Namespace} }))}
+			return []controller.Option{controller.WatchesByIndex(cms, widgets, cache.NamespaceIndex, controller.NamespaceOf)}
 		},
 		change: func(f *generictest.Fake) { f.Create(configMap("team-a", "any")) },
 		want:   []string{"team-a/large", "team-a/small"},
@@ -110,7 +109,7 @@ func TestEnqueue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			fake := newFake(t)
-			widgets := generictest.NewInformer[*widget.Widget](fake, generic.WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}))
+			widgets := generictest.NewInformer[*widget.Widget](fake)
 			cms := generictest.NewInformer[*corev1.ConfigMap](fake)
 			var opts []controller.Option
 			if tc.secondary != nil {

@@ -6,7 +6,7 @@
 // T. Its informers are any of the one factory's (package typed): typed,
 // *unstructured.Unstructured or metadata-only. Events of the primary
 // enqueue the object's own key (For); events of secondary objects enqueue
-// the keys of the primaries they map to (Watches, Owns, ByIndex). A
+// the keys of the primaries they map to (Watches, Owns, WatchesByIndex). A
 // client-go rate-limited workqueue (workqueue.TypedRateLimitingInterface)
 // holds the keys: a key is reconciled by one worker at a time, and a key
 // added again while it is reconciled is reconciled once more afterwards.

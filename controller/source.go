@@ -62,8 +62,8 @@ func For[T generic.Object](informer generic.Informer[T], predicates ...Predicate
 // (deletes always do); a delete whose last state the informer does not
 // know (a tombstone without an object) maps to nothing.
 //
-// toPrimaries must not change the object; it may return nil. See ByIndex
-// for a mapping through an index of the primary's informer.
+// toPrimaries must not change the object; it may return nil. See
+// WatchesByIndex for a mapping through an index of the primary's informer.
 func Watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S) []cache.ObjectName, predicates ...Predicate[S]) Option {
 	if toPrimaries == nil {
 		return withSource(source{err: fmt.Errorf("controller: Watches of %s: nil map function", gvrOf(informer))})
@@ -100,23 +100,23 @@ func Owns[S generic.Object](informer generic.Informer[S], ownerKind schema.Group
 	}, predicates))
 }
 
-// ByIndex returns a map function for Watches: the keys of the primaries
-// that primary's index named index files under any of the values values
-// returns for a secondary object. The index must be added to primary's
-// informer (Informer.AddIndexers, or generic.WithIndexers) before Run; an
-// unknown index maps to nothing and is reported when the controller runs.
+// WatchesByIndex makes the controller watch secondary objects mapped to
+// primaries through an index of the primary's informer: each event of
+// secondary's objects enqueues the keys of the primaries the index named
+// index files under any of the values values returns for the object. The
+// index must be the primary informer's (generic.WithIndexers, or
+// Informer.AddIndexers before Run; the factory's informers have
+// cache.NamespaceIndex); an unknown index maps to nothing.
 //
-// For example, the primaries of a secondary object's namespace:
+// For example, every primary of a secondary object's namespace:
 //
-//	controller.ByIndex(quotas, cache.NamespaceIndex, func(s *metav1.PartialObjectMetadata) []string {
-//		return []string{s.Namespace}
-//	})
-func ByIndex[T, S generic.Object](primary generic.Informer[T], index string, values func(S) []string) func(S) []cache.ObjectName {
-	return func(obj S) []cache.ObjectName {
-		if isNil(primary) || values == nil {
-			return nil
-		}
-		indexer := primary.Informer().GetIndexer()
+//	controller.WatchesByIndex(secrets, quotas, cache.NamespaceIndex, controller.NamespaceOf)
+func WatchesByIndex[S, T generic.Object](secondary generic.Informer[S], primary generic.Informer[T], index string, values func(S) []string, predicates ...Predicate[S]) Option {
+	if isNil(primary) || values == nil {
+		return withSource(source{err: fmt.Errorf("controller: WatchesByIndex of %s: nil primary informer or values function", gvrOf(secondary))})
+	}
+	indexer := primary.Informer().GetIndexer()
+	return Watches(secondary, func(obj S) []cache.ObjectName {
 		var keys []cache.ObjectName
 		for _, value := range values(obj) {
 			names, err := indexer.IndexKeys(index, value)
@@ -130,8 +130,13 @@ func ByIndex[T, S generic.Object](primary generic.Informer[T], index string, val
 			}
 		}
 		return keys
-	}
+	}, predicates...)
 }
+
+// NamespaceOf returns obj's namespace: the values, for WatchesByIndex with
+// cache.NamespaceIndex, that map an object to the primaries of its
+// namespace.
+func NamespaceOf[S generic.Object](obj S) []string { return []string{obj.GetNamespace()} }
 
 // watches makes a source; toPrimaries nil maps an object to its own key.
 func watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S) []cache.ObjectName, predicates []Predicate[S]) source {
