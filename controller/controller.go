@@ -51,7 +51,7 @@ type Controller struct {
 	// synced is set once every handler has received its informer's
 	// initial list.
 	synced bool
-	queue   workqueue.TypedRateLimitingInterface[cache.ObjectName]
+	queue  workqueue.TypedRateLimitingInterface[cache.ObjectName]
 	// added counts, per key, the adds of the handlers since the key was
 	// last reconciled with none in between; a key is in it from its add
 	// until the reconcile that follows returns.
