@@ -54,6 +54,7 @@ var groups = []group{
 	{name: "sharding", pattern: "^BenchmarkShardedSync$", benchtime: "1x"},
 	{name: "readyourwrites", pattern: "^BenchmarkWaitForWrite$", benchtime: "1000x"},
 	{name: "metrics", pattern: "^BenchmarkIngestMetrics$", benchtime: "3x"},
+	{name: "reconcile", pattern: "^BenchmarkReconcile$", benchtime: "3x"},
 }
 
 // parseSizes reads -scaling.

@@ -64,6 +64,7 @@ func (r *report) markdown() ([]byte, error) {
 	w("![Memory per cached object](benchmarks/memory.png)\n\n")
 	r.scalingSection(w, &b)
 	r.scaleOutSections(w, &b)
+	r.reconcileSection(w, &b)
 	w("## benchstat\n\n")
 	for _, g := range groups {
 		w("<details><summary>%s</summary>\n\n```\n%s```\n\n</details>\n\n", g.name, r.benchstat[g.name])

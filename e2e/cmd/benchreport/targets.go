@@ -153,6 +153,7 @@ func (r *report) targetList() []target {
 			verdict:  verdict,
 		})
 	}
+	ts = append(ts, r.reconcileTarget())
 	return append(ts, r.unstructuredTargets()...)
 }
 
