@@ -44,6 +44,14 @@
 //	delivery_latency_seconds         histogram  watch event arrival to each handler call
 //
 // See generic.MetricsProvider for exactly what each one counts.
+//
+// Metrics is also client-go's workqueue.MetricsProvider: give it to a
+// controller (controller.WithQueueMetrics) and its queue reports
+// controller-runtime's workqueue metrics (workqueue_depth, _adds_total,
+// _queue_duration_seconds, _work_duration_seconds,
+// _unfinished_work_seconds, _longest_running_processor_seconds,
+// _retries_total; labels name and controller, the queue's name). Handler
+// serves all of it.
 package genericprometheus
 
 import (
@@ -67,9 +75,11 @@ var labelNames = []string{"group", "version", "resource", "shard"}
 // states are the values of the state label.
 var states = []generic.State{generic.NotStarted, generic.Syncing, generic.Synced, generic.NotServed, generic.Forbidden, generic.Stopped}
 
-// Metrics is a generic.MetricsProvider and a prometheus.Collector: give it
-// to the informers with generic.WithMetricsProvider and register it with a
-// prometheus.Registerer. The zero Metrics is not usable; call New. It is
+// Metrics is a generic.MetricsProvider, a workqueue.MetricsProvider and a
+// prometheus.Collector: give it to the informers with
+// generic.WithMetricsProvider and to controllers with
+// controller.WithQueueMetrics, and register it with a prometheus.Registerer
+// (or serve it with Handler). The zero Metrics is not usable; call New. It is
 // safe for concurrent use, and may serve any number of factories.
 type Metrics struct {
 	events   *prometheus.CounterVec
@@ -83,6 +93,8 @@ type Metrics struct {
 	lastSync *prometheus.Desc
 	state    *prometheus.Desc
 	received *prometheus.Desc
+
+	queue *queueMetrics
 
 	mu   sync.Mutex
 	sets map[labelValues]map[*informerMetrics]struct{}
@@ -114,6 +126,7 @@ func New() *Metrics {
 		lastSync: prometheus.NewDesc(name("last_sync_timestamp_seconds"), "Unix time of the informer's last complete list; 0 if none.", labelNames, nil),
 		state:    prometheus.NewDesc(name("state"), "How many informers with these labels are in each state (NotStarted, Syncing, Synced, NotServed, Forbidden, Stopped).", append(append([]string(nil), labelNames...), "state"), nil),
 		received: prometheus.NewDesc(name("initial_sync_received_objects"), "Objects the informer's initial sync has received from the server so far.", labelNames, nil),
+		queue:    newQueueMetrics(),
 		sets:     map[labelValues]map[*informerMetrics]struct{}{},
 	}
 }
@@ -170,6 +183,9 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 		vec.Describe(ch)
 	}
 	m.latency.Describe(ch)
+	for _, c := range m.queue.collectors() {
+		c.Describe(ch)
+	}
 	ch <- m.objects
 	ch <- m.lastSync
 	ch <- m.state
@@ -183,6 +199,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		vec.Collect(ch)
 	}
 	m.latency.Collect(ch)
+	for _, c := range m.queue.collectors() {
+		c.Collect(ch)
+	}
 	m.mu.Lock()
 	sets := make(map[labelValues][]*informerMetrics, len(m.sets))
 	for l, set := range m.sets {
