@@ -124,10 +124,10 @@ func TestEnqueue(t *testing.T) {
 				t.Fatal(err)
 			}
 			run(t, c)
-			waitIdle(t, c)
+			fake.WaitIdle(c)
 			got.take() // the seeded Widgets
 			tc.change(fake)
-			waitIdle(t, c)
+			fake.WaitIdle(c)
 			if diff := cmp.Diff(tc.want, got.take()); diff != "" {
 				t.Errorf("reconciled keys (-want +got):\n%s", diff)
 			}
@@ -200,7 +200,7 @@ func TestResults(t *testing.T) {
 			if tc.wantCalls == 2 {
 				<-secondCall // RequeueAfter does not count as busy for Idle
 			}
-			waitIdle(t, c)
+			fake.WaitIdle(c)
 			if diff := cmp.Diff(tc.wantCalls, len(got.take())); diff != "" {
 				t.Errorf("reconciles of team-a/large (-want +got):\n%s", diff)
 			}
@@ -236,7 +236,7 @@ func TestWorkersStartSynced(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, c)
-	waitIdle(t, c)
+	fake.WaitIdle(c)
 	mu.Lock()
 	defer mu.Unlock()
 	if diff := cmp.Diff(&seen{Widgets: 3, ConfigMaps: 2}, first); diff != "" {
@@ -295,7 +295,7 @@ func TestShardedMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, c)
-	waitIdle(t, c)
+	fake.WaitIdle(c)
 	held, _ := widgets.Lister().List(labels.Everything())
 	got.take()
 	var want []string
@@ -307,7 +307,7 @@ func TestShardedMapping(t *testing.T) {
 			}
 		}
 	}
-	waitIdle(t, c)
+	fake.WaitIdle(c)
 	if diff := cmp.Diff(want, got.take()); diff != "" {
 		t.Errorf("reconciled keys (-want +got):\n%s", diff)
 	}

@@ -10,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
@@ -79,14 +78,4 @@ func run(t *testing.T, c *controller.Controller) {
 			t.Errorf("Run: %v", err)
 		}
 	})
-}
-
-// waitIdle waits until c has nothing to do.
-func waitIdle(t *testing.T, c *controller.Controller) {
-	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, generictest.DefaultTimeout, true,
-		func(context.Context) (bool, error) { return c.Idle(), nil })
-	if err != nil {
-		t.Fatalf("controller not idle: %v", err)
-	}
 }

@@ -23,11 +23,26 @@ func (f *Fake) Create(obj runtime.Object) *unstructured.Unstructured {
 	})
 }
 
-// Update replaces obj through the fake client, as Create does.
+// Update replaces obj through the fake client, as Create does, as an API
+// server would: a resourceVersion obj sets must be the stored one (else the
+// test fails with the 409 Conflict), the generation grows if anything but
+// metadata changes, and an object with a status subresource keeps its
+// stored status (set it with UpdateStatus).
 func (f *Fake) Update(obj runtime.Object) *unstructured.Unstructured {
 	f.t.Helper()
 	return f.write(obj, func(r dynamic.ResourceInterface, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		return r.Update(context.Background(), u, metav1.UpdateOptions{})
+	})
+}
+
+// UpdateStatus replaces the status of obj through the fake client's status
+// subresource, as Update does: only the status changes. It fails the test
+// if obj's resource has no status subresource (a custom resource whose CRD
+// fixture declares none, or that has no CRD fixture).
+func (f *Fake) UpdateStatus(obj runtime.Object) *unstructured.Unstructured {
+	f.t.Helper()
+	return f.write(obj, func(r dynamic.ResourceInterface, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return r.UpdateStatus(context.Background(), u, metav1.UpdateOptions{})
 	})
 }
 

@@ -2,9 +2,7 @@ package generictest
 
 import (
 	"fmt"
-	"sync"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,11 +16,12 @@ import (
 // the Fake's one store, for code under test that reads and writes through
 // client-go's typed clients. Each of its requests is served by the fake
 // dynamic client (Dynamic), its objects converted to unstructured and back:
-// a write is stamped with a resourceVersion and reaches the Fake's
-// informers through their list and watch, as the Fake's own changes and the
-// dynamic client's writes do; a read sees what they wrote; its watches stop
-// during WithoutWatch as the informers' do. Its writes do not wait for
-// handlers: wait for their outcome with WaitFor or WaitForState.
+// a write is checked and stamped as an API server's (see the package
+// documentation) and reaches the Fake's informers through their list and
+// watch, as the Fake's own changes and the dynamic client's writes do; a
+// read sees what they wrote; its watches stop during WithoutWatch as the
+// informers' do. Its writes do not wait for handlers: Settle does, or wait
+// for their outcome with WaitFor or WaitForState.
 //
 // Reactors added to the clientset run first, for failures the test
 // injects; reactors added to Dynamic serve the clientset's requests too.
@@ -124,56 +123,4 @@ func (f *Fake) typedFor(obj runtime.Object, gvr schema.GroupVersionResource) (ru
 		return nil, fmt.Errorf("generictest: %v as %T: %w", gvk, typed, err)
 	}
 	return typed, nil
-}
-
-// typedWatch converts the objects of a watch's events. Unlike
-// watch.Filter, it stops sending once stopped, leaving no goroutine behind
-// when its reader has gone.
-type typedWatch struct {
-	inner    watch.Interface
-	convert  func(runtime.Object) (runtime.Object, error)
-	out      chan watch.Event
-	stopped  chan struct{}
-	stopOnce sync.Once
-}
-
-func newTypedWatch(inner watch.Interface, convert func(runtime.Object) (runtime.Object, error)) *typedWatch {
-	w := &typedWatch{inner: inner, convert: convert, out: make(chan watch.Event), stopped: make(chan struct{})}
-	go w.loop()
-	return w
-}
-
-func (w *typedWatch) ResultChan() <-chan watch.Event { return w.out }
-
-func (w *typedWatch) Stop() {
-	w.stopOnce.Do(func() {
-		close(w.stopped)
-		w.inner.Stop()
-	})
-}
-
-func (w *typedWatch) loop() {
-	defer close(w.out)
-	for e := range w.inner.ResultChan() {
-		if e.Object != nil {
-			e = w.converted(e)
-		}
-		select {
-		case w.out <- e:
-		case <-w.stopped:
-			return
-		}
-	}
-}
-
-// converted is e with its object converted, or an error event saying why
-// it could not be.
-func (w *typedWatch) converted(e watch.Event) watch.Event {
-	obj, err := w.convert(e.Object)
-	if err != nil {
-		status := apierrors.NewInternalError(err).ErrStatus
-		return watch.Event{Type: watch.Error, Object: &status}
-	}
-	e.Object = obj
-	return e
 }

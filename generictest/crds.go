@@ -16,6 +16,9 @@ type customResourceSet struct {
 	scopes    map[schema.GroupVersionKind]meta.RESTScope
 	resources map[schema.GroupVersionKind]schema.GroupVersionResource
 	listKinds map[schema.GroupVersionResource]string
+	// status holds the resources whose definition declares a status
+	// subresource.
+	status map[schema.GroupVersionResource]bool
 }
 
 func customResources(objs []*unstructured.Unstructured) *customResourceSet {
@@ -23,6 +26,7 @@ func customResources(objs []*unstructured.Unstructured) *customResourceSet {
 		scopes:    map[schema.GroupVersionKind]meta.RESTScope{},
 		resources: map[schema.GroupVersionKind]schema.GroupVersionResource{},
 		listKinds: map[schema.GroupVersionResource]string{},
+		status:    map[schema.GroupVersionResource]bool{},
 	}
 	for _, obj := range objs {
 		if obj.GroupVersionKind().GroupKind() == (schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}) {
@@ -45,8 +49,11 @@ func customResources(objs []*unstructured.Unstructured) *customResourceSet {
 }
 
 // addDefinition records the resource a CustomResourceDefinition defines,
-// in each of its versions.
+// in each of its versions, and whether it has a status subresource (in the
+// version's subresources, or, as in apiextensions.k8s.io/v1beta1, in the
+// spec's).
 func (s *customResourceSet) addDefinition(crd *unstructured.Unstructured) {
+	_, allStatus, _ := unstructured.NestedFieldNoCopy(crd.Object, "spec", "subresources", "status")
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
 	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
@@ -63,7 +70,10 @@ func (s *customResourceSet) addDefinition(crd *unstructured.Unstructured) {
 		}
 		version, _ := entry["name"].(string)
 		gvk := schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
-		s.add(gvk, gvk.GroupVersion().WithResource(plural), scope)
+		gvr := gvk.GroupVersion().WithResource(plural)
+		s.add(gvk, gvr, scope)
+		_, status, _ := unstructured.NestedFieldNoCopy(entry, "subresources", "status")
+		s.status[gvr] = allStatus || status
 	}
 }
 

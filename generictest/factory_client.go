@@ -20,6 +20,9 @@ import (
 // sees and waits for each informer's own watch, not any watch of the same
 // resource.
 //
+// The metadata client of the factory (metadataClient) is over it too, so
+// that metadata-only informers are tracked in the same way.
+//
 // It embeds the fake client, so that client-go sees the same client (one
 // that does not support WatchList semantics, for example).
 type factoryClient struct {

@@ -25,8 +25,9 @@ import (
 )
 
 // Fake is a fake cluster for one test: client-go's fake dynamic client,
-// seeded, with a RESTMapper for the scheme's kinds and the custom
-// resources of the fixtures, and the real factories over it.
+// seeded and as strict about writes as an API server, with a RESTMapper
+// for the scheme's kinds and the custom resources of the fixtures, the
+// real factories over it (Factory), and a REST front over it (Config).
 type Fake struct {
 	t      testing.TB
 	scheme *runtime.Scheme
@@ -35,11 +36,18 @@ type Fake struct {
 	// listKinds are the resources the fake client can list: the scheme's
 	// kinds and the fixtures' custom resources.
 	listKinds map[schema.GroupVersionResource]string
-	settings  settings
-	// store is the fake client's tracker, stamping what it stores with
-	// resourceVersion: the fake client keeps none in the objects
-	// themselves. Every write goes through it; reads go to the tracker.
-	store           clienttesting.ObjectTracker
+	// statusSubresource holds the resources with a status subresource.
+	statusSubresource map[schema.GroupVersionResource]bool
+	settings          settings
+	// store is the fake client's tracker, strict as an API server and
+	// stamping what it stores with resourceVersion: the fake client keeps
+	// none in the objects themselves. Every write goes through it; reads
+	// go to the tracker.
+	store *stampingTracker
+	// writes holds the last write of each object, for Settle.
+	writes *writeLog
+	// front serves the store over HTTP, in process (Config).
+	front           *restFront
 	resourceVersion atomic.Int64
 	seen            *seenLog
 	watches         *watchSwitch
@@ -96,34 +104,47 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	// The fixtures' CRDs come first: they know the real plural and scope.
 	f.mapper = meta.FirstHitRESTMapper{MultiRESTMapper: meta.MultiRESTMapper{crds.mapper(), testrestmapper.TestOnlyStaticRESTMapper(scheme)}}
 	f.listKinds = f.resourceListKinds(crds)
+	f.statusSubresource = f.statusSubresources(crds)
 	f.client = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), f.listKinds)
 	// Through the tracker, so that an object it refuses (a duplicate, a bad
 	// apiVersion) fails the test instead of panicking in the fake client.
+	// Seeded objects are as created: at generation 1 unless they say.
 	for _, obj := range objs {
 		if _, err := schema.ParseGroupVersion(obj.GetAPIVersion()); err != nil {
 			t.Fatalf("generictest: %s %s/%s: apiVersion: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		}
+		if obj.GetGeneration() == 0 {
+			obj.SetGeneration(1)
 		}
 		obj.SetResourceVersion(f.nextResourceVersion())
 		if err := f.client.Tracker().Add(obj); err != nil {
 			t.Fatalf("generictest: seeding %s %s/%s: %v", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 		}
 	}
-	// Reactors run last prepended first: watches and lists, then strategic
-	// merge patches and applies, then every other verb through the
-	// stamping tracker.
-	f.store = &stampingTracker{ObjectTracker: f.client.Tracker(), next: f.nextResourceVersion}
+	// Reactors run last prepended first: watches and lists, then collection
+	// deletes, patches and updates (which name their subresource), then
+	// every other verb, all writes through the strict, stamping tracker.
+	f.writes = newWriteLog(f.seen.rejectedCount)
+	f.store = &stampingTracker{ObjectTracker: f.client.Tracker(), next: f.nextResourceVersion,
+		statusSubresource: func(gvr schema.GroupVersionResource) bool { return f.statusSubresource[gvr] },
+		goType:            f.goTypeOf, writes: f.writes}
 	f.client.PrependReactor("*", "*", clienttesting.ObjectReaction(f.store))
-	f.client.PrependReactor("patch", "*", f.strategicPatch)
+	f.client.PrependReactor("update", "*", f.updateReaction)
+	f.client.PrependReactor("patch", "*", f.patchReaction)
+	f.client.PrependReactor("delete-collection", "*", f.deleteCollection)
 	f.client.PrependReactor("list", "*", f.list)
 	f.client.PrependWatchReactor("*", f.watch)
+	f.front = newRESTFront(f)
 	t.Cleanup(f.shutdown)
 	return f
 }
 
 // Dynamic returns the fake dynamic client, for the code under test. Its
-// writes are stamped with a resourceVersion, as an API server's; strategic
-// merge patches and applies work on built-in kinds. Writes made straight
-// to its Tracker are not stamped.
+// writes are checked and stamped as an API server's (see the package
+// documentation: resourceVersion conflicts, generation, the status
+// subresource); strategic merge patches and applies work on built-in
+// kinds. Writes made straight to its Tracker are neither checked nor
+// stamped, and Settle does not know of them.
 func (f *Fake) Dynamic() *dynamicfake.FakeDynamicClient { return f.client }
 
 // RESTMapper returns the Fake's RESTMapper.
@@ -143,6 +164,13 @@ func (f *Fake) seedObjects() ([]*unstructured.Unstructured, error) {
 	objs, err := fixtures.Load(f.settings.files...)
 	if err != nil {
 		return nil, err
+	}
+	// As an API server has them, and serves them: whole numbers are
+	// int64, never float64.
+	for _, obj := range objs {
+		if obj.Object, err = jsonNumbers(obj.Object); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), keyOf(obj), err)
+		}
 	}
 	for _, obj := range f.settings.objects {
 		u, err := f.toUnstructured(obj)
@@ -211,14 +239,43 @@ func (f *Fake) factoryOptions() []generic.Option {
 	return append([]generic.Option{generic.WithErrorHandler(f.errs.record)}, f.settings.factory...)
 }
 
+// Factory returns the Fake's typed factory, the one NewInformer,
+// NewUnstructuredInformer and NewMetadataInformer take their informers
+// from, made on first use (with the Fake's FactoryOptions). Code under test
+// may make its own informers from it, and write clients
+// (typed.ClientFor): their requests go to the REST front of Config, so
+// their writes are the Fake's, checked and stamped as the other clients'.
+//
+// Its informers are fed by the fake dynamic client (typed.Clients.Dynamic)
+// and its metadata-only informers by an adapter of it
+// (typed.Clients.Metadata); its RESTMapper is the Fake's
+// (typed.Clients.RESTMapper), so it makes no discovery request.
+//
+// The Fake's changes wait only for the handlers registered through its own
+// informers (NewInformer, NewUnstructuredInformer, NewMetadataInformer),
+// not for those code under test registers on informers it takes from the
+// factory. An informer the factory shares is the Fake's only if the Fake
+// made it: take it through NewInformer (or the others) before code under
+// test asks the factory for it, or NewInformer fails waiting for a watch
+// it cannot tell from others. The factory is shut down when the test ends;
+// do not shut it down before. It is safe for concurrent use.
+func (f *Fake) Factory() *typed.Factory { return f.typedFactory() }
+
 // typedFactory returns the Fake's factory, made on first use: typed
-// informers and unstructured ones (typed.UnstructuredFor) come from it.
+// informers, unstructured ones (typed.UnstructuredFor) and metadata-only
+// ones (typed.MetadataFor) come from it.
 func (f *Fake) typedFactory() *typed.Factory {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.factory == nil {
 		client := &factoryClient{FakeDynamicClient: f.client, watches: f.watches, making: &f.making}
-		factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: f.mapper}, f.scheme, f.factoryOptions()...)
+		clients := typed.Clients{
+			Dynamic:    client,
+			Metadata:   &metadataClient{dynamic: client},
+			RESTMapper: f.mapper,
+			Config:     f.Config(),
+		}
+		factory, err := typed.NewFactoryForClients(clients, f.scheme, f.factoryOptions()...)
 		if err != nil {
 			f.t.Fatalf("generictest: %v", err)
 		}

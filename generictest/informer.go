@@ -3,6 +3,7 @@ package generictest
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
@@ -86,6 +87,21 @@ func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource, opts ...g
 	f.checkResource(gvr)
 	return newInformer(f, false, func(factory *typed.Factory) (generic.Informer[*unstructured.Unstructured], error) {
 		return typed.UnstructuredFor(factory, gvr, opts...)
+	})
+}
+
+// NewMetadataInformer returns the metadata-only informer of gvr, whose
+// objects are *metav1.PartialObjectMetadata (the object's metadata, with an
+// empty TypeMeta, as client-go's metadata client returns them), from the
+// Fake's factory (typed.MetadataFor, with opts), fed by an adapter of the
+// fake dynamic client, started, synced and watching, as NewInformer. The
+// Fake's changes wait for its handlers as for any other informer's. It
+// fails the test if the Fake does not know gvr, or as NewInformer does.
+func NewMetadataInformer(f *Fake, gvr schema.GroupVersionResource, opts ...generic.Option) *Informer[*metav1.PartialObjectMetadata] {
+	f.t.Helper()
+	f.checkResource(gvr)
+	return newInformer(f, false, func(factory *typed.Factory) (generic.Informer[*metav1.PartialObjectMetadata], error) {
+		return typed.MetadataFor(factory, gvr, opts...)
 	})
 }
 

@@ -1,157 +1,15 @@
 package generictest
 
 import (
-	"encoding/json"
-	"net/http"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 )
-
-// stampingTracker is the fake client's tracker, stamping every object it
-// stores through Create, Update or Patch with a new resourceVersion, as an
-// API server would; the tracker itself keeps versions out of the objects.
-// Every write of the dynamic client, and so of the typed clientset
-// (Fake.Clientset), reaches the tracker through it.
-type stampingTracker struct {
-	clienttesting.ObjectTracker
-	next func() string
-}
-
-// Create stores a stamped copy of obj; the caller's object is not modified.
-func (t *stampingTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
-	obj, err := t.stamped(obj.DeepCopyObject())
-	if err != nil {
-		return err
-	}
-	return t.ObjectTracker.Create(gvr, obj, ns, opts...)
-}
-
-// Update is Create for updates.
-func (t *stampingTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
-	obj, err := t.stamped(obj.DeepCopyObject())
-	if err != nil {
-		return err
-	}
-	return t.ObjectTracker.Update(gvr, obj, ns, opts...)
-}
-
-// Patch stamps patched itself, which is the patch reaction's own copy and
-// what it returns to the client.
-func (t *stampingTracker) Patch(gvr schema.GroupVersionResource, patched runtime.Object, ns string, opts ...metav1.PatchOptions) error {
-	patched, err := t.stamped(patched)
-	if err != nil {
-		return err
-	}
-	return t.ObjectTracker.Patch(gvr, patched, ns, opts...)
-}
-
-func (t *stampingTracker) stamped(obj runtime.Object) (runtime.Object, error) {
-	accessor, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, err
-	}
-	accessor.SetResourceVersion(t.next())
-	return obj, nil
-}
-
-// strategicPatch serves strategic merge patches and server-side applies as
-// an API server does; client-go's tracker cannot, over unstructured
-// objects (it finds no patch metadata in them). A built-in kind is merged
-// with its Go type's patch metadata; a custom resource refuses strategic
-// merge patches (415) and takes applies as merge patches. Apply creates
-// what does not exist. Field ownership is not emulated.
-func (f *Fake) strategicPatch(action clienttesting.Action) (bool, runtime.Object, error) {
-	patch, ok := action.(clienttesting.PatchActionImpl)
-	if !ok || patch.GetPatchType() != types.StrategicMergePatchType && patch.GetPatchType() != types.ApplyPatchType {
-		return false, nil, nil
-	}
-	data, err := utilyaml.ToJSON(patch.GetPatch())
-	if err != nil {
-		return true, nil, apierrors.NewBadRequest(err.Error())
-	}
-	gvr, ns, name := patch.GetResource(), patch.GetNamespace(), patch.GetName()
-	current, err := f.client.Tracker().Get(gvr, ns, name)
-	if apierrors.IsNotFound(err) && patch.GetPatchType() == types.ApplyPatchType {
-		return f.applyCreate(gvr, ns, name, data)
-	}
-	if err != nil {
-		return true, nil, err
-	}
-	goType, builtIn := f.goTypeOf(current.GetObjectKind().GroupVersionKind())
-	switch {
-	case !builtIn && patch.GetPatchType() == types.ApplyPatchType:
-		patch.PatchType, patch.Patch = types.MergePatchType, data
-		return clienttesting.ObjectReaction(f.store)(patch)
-	case !builtIn:
-		return true, nil, apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "patch", gvr.GroupResource(), name,
-			"strategic merge patch is not supported for custom resources", 0, false)
-	}
-	merged, err := strategicMerge(current, data, goType)
-	if err != nil {
-		return true, nil, apierrors.NewBadRequest(err.Error())
-	}
-	return f.update(gvr, ns, merged)
-}
-
-// goTypeOf returns an object of the Go type of gvk, and whether gvk is a
-// built-in kind with one: the kinds strategic merge patches apply to.
-func (f *Fake) goTypeOf(gvk schema.GroupVersionKind) (runtime.Object, bool) {
-	if gvk.Group != "" && !isBuiltInGroup(gvk.Group) {
-		return nil, false
-	}
-	obj, err := f.scheme.New(gvk)
-	if err != nil {
-		return nil, false
-	}
-	return obj, true
-}
-
-func strategicMerge(current runtime.Object, patch []byte, goType runtime.Object) (*unstructured.Unstructured, error) {
-	original, err := json.Marshal(current)
-	if err != nil {
-		return nil, err
-	}
-	merged, err := strategicpatch.StrategicMergePatch(original, patch, goType)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{}
-	return u, u.UnmarshalJSON(merged)
-}
-
-// applyCreate creates, from an apply configuration, the object it names.
-func (f *Fake) applyCreate(gvr schema.GroupVersionResource, ns, name string, data []byte) (bool, runtime.Object, error) {
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(data); err != nil {
-		return true, nil, apierrors.NewBadRequest(err.Error())
-	}
-	u.SetName(name)
-	if err := f.store.Create(gvr, u, ns); err != nil {
-		return true, nil, err
-	}
-	stored, err := f.client.Tracker().Get(gvr, ns, name)
-	return true, stored, err
-}
-
-// update stores obj, stamped, and returns what was stored.
-func (f *Fake) update(gvr schema.GroupVersionResource, ns string, obj *unstructured.Unstructured) (bool, runtime.Object, error) {
-	if err := f.store.Update(gvr, obj, ns); err != nil {
-		return true, nil, err
-	}
-	stored, err := f.client.Tracker().Get(gvr, ns, obj.GetName())
-	return true, stored, err
-}
 
 // watch serves the informers' watches as the fake client does, through a
 // proxy the Fake can cut (WithoutWatch). The proxy also drains the fake

@@ -3,6 +3,7 @@ package generictest
 import (
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -26,6 +27,15 @@ func everything() selection { return selection{shardcheck.Everything()} }
 func selectionOf(namespace string, opts metav1.ListOptions) (selection, error) {
 	r, err := shardcheck.ParseRequest(namespace, opts)
 	return selection{r}, err
+}
+
+// checkSelectors returns a 400 Bad Request for options whose selectors the
+// server would refuse: client-go's fake client panics on them.
+func checkSelectors(opts metav1.ListOptions) error {
+	if _, err := selectionOf("", opts); err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return nil
 }
 
 // served reports whether the Fake sends obj to a request of s.

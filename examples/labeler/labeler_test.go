@@ -15,9 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/controller"
 	"github.com/generic-informers/generic/examples/labeler"
 	"github.com/generic-informers/generic/generictest"
 	"github.com/generic-informers/generic/internal/widget"
+	"github.com/generic-informers/generic/typed"
 )
 
 func TestMain(m *testing.M) {
@@ -163,19 +165,29 @@ func initialState(fixtures []string) map[string][]string {
 	return state
 }
 
-// run starts the controller for the test's length.
+// run starts the controller for the test's length, and returns once it
+// has reconciled the fixtures.
 func run(t *testing.T, widgets *generictest.Informer[*widget.Widget], configMaps *generictest.Informer[*corev1.ConfigMap], fake *generictest.Fake) {
-	controller, err := labeler.New(widgets, configMaps, fake.Dynamic())
+	client, err := typed.ClientFor[*corev1.ConfigMap](fake.Factory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := labeler.New(widgets, configMaps, client, controller.WithWorkers(2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { controller.Run(ctx, 2) })
+	wg.Go(func() {
+		if err := c.Run(ctx); err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
 	t.Cleanup(func() {
 		cancel()
 		wg.Wait()
 	})
+	fake.WaitIdle(c) // it has labelled what the fixtures ask for
 }
 
 // skipped returns the keys of the objects the Fake's informers reported as

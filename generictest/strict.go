@@ -1,0 +1,356 @@
+package generictest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+// optimisticLockErrorMsg is what kube-apiserver says of an update whose
+// resourceVersion is not the stored one.
+const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
+
+// stampingTracker is the store every write of the Fake's clients goes
+// through (the dynamic client's reactors, and so the typed clientset's and
+// the REST front's requests): client-go's tracker, made as strict as
+// kube-apiserver about what a write may do.
+//
+//   - Every object it stores is stamped with a new resourceVersion; the
+//     tracker itself keeps versions out of the objects.
+//   - An update (or a patch whose result carries another resourceVersion)
+//     whose resourceVersion is set and is not the stored one fails with 409
+//     Conflict; an empty one is an unconditional update.
+//   - metadata.generation is 1 on create and grows by one at each update
+//     that changes anything outside metadata (and, for a resource with a
+//     status subresource, outside status).
+//   - For a resource with a status subresource (statusSubresource), an
+//     update of the main resource keeps the stored status, and one of the
+//     status subresource changes the status only; a resource with none
+//     has no status subresource to update (404).
+//   - A delete honours its preconditions (uid, resourceVersion): 409
+//     Conflict when they do not hold.
+//   - uid and creationTimestamp are kept across updates.
+//
+// Each write is recorded in writes, for Settle. Writes are serialized by
+// mu, so that the check of a resourceVersion and the write it guards are
+// one step.
+type stampingTracker struct {
+	clienttesting.ObjectTracker
+	next func() string
+	// statusSubresource reports whether gvr has a status subresource.
+	statusSubresource func(schema.GroupVersionResource) bool
+	// goType returns an object of the Go type of a built-in kind.
+	goType func(schema.GroupVersionKind) (runtime.Object, bool)
+	writes *writeLog
+
+	mu sync.Mutex
+}
+
+// Create stores a stamped copy of obj at generation 1; the caller's object
+// is not modified.
+func (t *stampingTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	u, err := asUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	if u.GetNamespace() == "" {
+		u.SetNamespace(ns)
+	}
+	u.SetGeneration(1)
+	u.SetResourceVersion(t.next())
+	rejected := t.writes.rejectedBefore(gvr, u)
+	if err := t.ObjectTracker.Create(gvr, u, ns, opts...); err != nil {
+		return err
+	}
+	t.writes.record(gvr, u, true, rejected)
+	return nil
+}
+
+// Update stores obj as an update of the main resource (see update); the
+// caller's object is not modified.
+func (t *stampingTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, _ ...metav1.UpdateOptions) error {
+	_, err := t.update(gvr, obj, ns, "")
+	return err
+}
+
+// Patch stores patched, the patch reaction's own copy of the patched
+// object, as an update of the main resource, and makes patched what was
+// stored: the reaction returns it to the client.
+func (t *stampingTracker) Patch(gvr schema.GroupVersionResource, patched runtime.Object, ns string, _ ...metav1.PatchOptions) error {
+	stored, err := t.update(gvr, patched, ns, "")
+	if err != nil {
+		return err
+	}
+	if u, ok := patched.(*unstructured.Unstructured); ok {
+		u.Object = stored.Object
+	}
+	return nil
+}
+
+// Apply is not served by the tracker: the Fake's patch reactor serves
+// applies (strict.go, reactors.go), and an apply that reached the tracker
+// would escape the stamping and the checks.
+func (t *stampingTracker) Apply(gvr schema.GroupVersionResource, _ runtime.Object, _ string, _ ...metav1.PatchOptions) error {
+	return apierrors.NewMethodNotSupported(gvr.GroupResource(), "apply to the tracker")
+}
+
+// Delete deletes the object if the preconditions of opts hold, and records
+// its last state.
+func (t *stampingTracker) Delete(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.DeleteOptions) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	stored, err := t.ObjectTracker.Get(gvr, ns, name)
+	if err != nil {
+		return err
+	}
+	last, err := asUnstructured(stored)
+	if err != nil {
+		return err
+	}
+	if len(opts) > 0 && opts[0].Preconditions != nil {
+		if err := checkPreconditions(gvr, last, opts[0].Preconditions); err != nil {
+			return err
+		}
+	}
+	rejected := t.writes.rejectedBefore(gvr, last)
+	if err := t.ObjectTracker.Delete(gvr, ns, name, opts...); err != nil {
+		return err
+	}
+	t.writes.record(gvr, last, false, rejected)
+	return nil
+}
+
+// checkPreconditions fails, as kube-apiserver does, if a delete's
+// preconditions do not hold for the stored object.
+func checkPreconditions(gvr schema.GroupVersionResource, stored *unstructured.Unstructured, p *metav1.Preconditions) error {
+	if p.UID != nil && *p.UID != stored.GetUID() {
+		return apierrors.NewConflict(gvr.GroupResource(), stored.GetName(),
+			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, stored.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != stored.GetResourceVersion() {
+		return apierrors.NewConflict(gvr.GroupResource(), stored.GetName(),
+			fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, stored.GetResourceVersion()))
+	}
+	return nil
+}
+
+// update stores obj as an update of subresource ("" for the main resource,
+// or "status") and returns what it stored.
+func (t *stampingTracker) update(gvr schema.GroupVersionResource, obj runtime.Object, ns, subresource string) (*unstructured.Unstructured, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	in, err := asUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	return t.updateLocked(gvr, in, ns, subresource)
+}
+
+// patch stores, as an update of subresource, what patch makes of the
+// stored object, and returns it; the read and the write are one step.
+func (t *stampingTracker) patch(gvr schema.GroupVersionResource, ns, name, subresource string, patch func(stored *unstructured.Unstructured) (*unstructured.Unstructured, error)) (*unstructured.Unstructured, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	stored, err := t.ObjectTracker.Get(gvr, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	current, err := asUnstructured(stored)
+	if err != nil {
+		return nil, err
+	}
+	patched, err := patch(current)
+	if err != nil {
+		return nil, err
+	}
+	if patched.GetName() != name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the patch changes the name of %s %q to %q", gvr.GroupResource(), name, patched.GetName()))
+	}
+	return t.updateLocked(gvr, patched, ns, subresource)
+}
+
+// updateLocked is update, with t.mu held; in is the caller's copy.
+func (t *stampingTracker) updateLocked(gvr schema.GroupVersionResource, in *unstructured.Unstructured, ns, subresource string) (*unstructured.Unstructured, error) {
+	if in.GetNamespace() == "" {
+		in.SetNamespace(ns)
+	}
+	stored, err := t.ObjectTracker.Get(gvr, ns, in.GetName())
+	if err != nil {
+		return nil, err
+	}
+	current, err := asUnstructured(stored)
+	if err != nil {
+		return nil, err
+	}
+	if rv := in.GetResourceVersion(); rv != "" && rv != current.GetResourceVersion() {
+		return nil, apierrors.NewConflict(gvr.GroupResource(), in.GetName(), errors.New(optimisticLockErrorMsg))
+	}
+	withStatus := t.statusSubresource(gvr)
+	var next *unstructured.Unstructured
+	switch {
+	case subresource == "status" && !withStatus:
+		return nil, noStatusSubresource(gvr, in.GetName())
+	case subresource == "status":
+		// Only the status changes; everything else is as stored.
+		next = current.DeepCopy()
+		copyField(next, in, "status")
+	default:
+		next = in
+		if withStatus {
+			copyField(next, current, "status")
+		}
+		keepSystemFields(next, current)
+	}
+	generation := current.GetGeneration()
+	if subresource != "status" && !equality.Semantic.DeepEqual(t.spec(current), t.spec(next)) {
+		generation++
+	}
+	next.SetGeneration(generation)
+	next.SetResourceVersion(t.next())
+	rejected := t.writes.rejectedBefore(gvr, next)
+	if err := t.ObjectTracker.Update(gvr, next, ns); err != nil {
+		return nil, err
+	}
+	t.writes.record(gvr, next, true, rejected)
+	return next.DeepCopy(), nil
+}
+
+// noStatusSubresource is kube-apiserver's answer to an update of the status
+// of a resource that has no status subresource.
+func noStatusSubresource(gvr schema.GroupVersionResource, name string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure,
+		Code:   http.StatusNotFound,
+		Reason: metav1.StatusReasonNotFound,
+		Details: &metav1.StatusDetails{
+			Group: gvr.Group, Kind: gvr.Resource + "/status", Name: name,
+		},
+		Message: fmt.Sprintf("%s has no status subresource (a custom resource has one if its CRD fixture declares subresources.status; a built-in kind if its Go type has a status)",
+			gvr.GroupResource()),
+	}}
+}
+
+// copyField sets field of dst to that of src, or removes it if src has
+// none.
+func copyField(dst, src *unstructured.Unstructured, field string) {
+	if value, ok := src.Object[field]; ok {
+		dst.Object[field] = runtime.DeepCopyJSONValue(value)
+	} else {
+		delete(dst.Object, field)
+	}
+}
+
+// keepSystemFields keeps in next the fields of metadata an update cannot
+// change: uid (unless next sets one, which the API server would refuse if
+// it differed) and creationTimestamp.
+func keepSystemFields(next, current *unstructured.Unstructured) {
+	if next.GetUID() == "" {
+		next.SetUID(current.GetUID())
+	}
+	next.SetCreationTimestamp(current.GetCreationTimestamp())
+}
+
+// spec returns the top-level fields of u but metadata, a change of which
+// bumps the generation, as kube-apiserver would store them: through the Go
+// type of a built-in kind (so that a field a client's Go type adds empty,
+// such as a container's resources, is no change), through JSON otherwise
+// (so that whole numbers are int64).
+func (t *stampingTracker) spec(u *unstructured.Unstructured) map[string]any {
+	content := u.Object
+	if goType, builtIn := t.goType(u.GroupVersionKind()); builtIn {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, goType); err == nil {
+			if typed, err := runtime.DefaultUnstructuredConverter.ToUnstructured(goType); err == nil {
+				content = typed
+			}
+		}
+	} else if numbers, err := jsonNumbers(u.Object); err == nil {
+		content = numbers
+	}
+	spec := make(map[string]any, len(content))
+	for k, v := range content {
+		if k != "metadata" {
+			spec[k] = v
+		}
+	}
+	return spec
+}
+
+// jsonNumbers returns content as read from JSON by the dynamic client:
+// whole numbers are int64.
+func jsonNumbers(content map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(content)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, utiljson.Unmarshal(data, &out)
+}
+
+// asUnstructured returns a copy of obj as unstructured.
+func asUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.DeepCopy(), nil
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	u.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+	return u, nil
+}
+
+// statusSubresources returns the resources, of those listKinds names, that
+// have a status subresource: the custom resources whose CRD fixture
+// declares one, and the built-in kinds whose Go type has a status field.
+func (f *Fake) statusSubresources(crds *customResourceSet) map[schema.GroupVersionResource]bool {
+	status := map[schema.GroupVersionResource]bool{}
+	for gvr := range f.listKinds {
+		if _, custom := crds.listKinds[gvr]; custom {
+			status[gvr] = crds.status[gvr]
+			continue
+		}
+		gvk, err := f.mapper.KindFor(gvr)
+		if err != nil {
+			continue
+		}
+		if obj, builtIn := f.goTypeOf(gvk); builtIn {
+			status[gvr] = hasStatusField(obj)
+		}
+	}
+	return status
+}
+
+// hasStatusField reports whether obj's Go type has a field serialized as
+// "status".
+func hasStatusField(obj runtime.Object) bool {
+	t := reflect.TypeOf(obj)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "status" {
+			return true
+		}
+	}
+	return false
+}
