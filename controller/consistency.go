@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -69,8 +70,11 @@ func waitAbsent[S generic.Object](ctx context.Context, lister generic.Lister[S],
 		} else {
 			obj, err = lister.Namespace(w.Namespace).Get(w.Name)
 		}
+		if apierrors.IsNotFound(err) {
+			return true, nil // not held
+		}
 		if err != nil {
-			return true, nil // not held (NotFound is the only error a Lister's Get gives)
+			return false, err
 		}
 		return (w.UID != "" && string(obj.GetUID()) != w.UID) || obj.GetDeletionTimestamp() != nil, nil
 	}
@@ -142,13 +146,6 @@ func (l *writeLog) clear(key cache.ObjectName, seen []writes.Write) {
 	if len(objs) == 0 {
 		delete(l.byKey, key)
 	}
-}
-
-// keys returns how many keys have writes pending.
-func (l *writeLog) keys() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.byKey)
 }
 
 func sameWrite(a, b writes.Write) bool {

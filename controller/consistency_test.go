@@ -11,10 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/controller"
 	"github.com/generic-informers/generic/generictest"
+	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/typed"
 )
 
@@ -92,5 +94,57 @@ func TestReadsOwnWrites(t *testing.T) {
 				t.Errorf("cycles (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestReadsOwnDeletes: a reconcile that creates and deletes a secondary
+// object in turn, requeued at once, always finds the cache as its last
+// write left it: present after its create, gone after its delete.
+func TestReadsOwnDeletes(t *testing.T) {
+	const cycles = 100
+	fake := newFake(t)
+	widgets := generictest.NewInformer[*widget.Widget](fake, generic.WithFieldSelector("metadata.name=large"))
+	cms := generictest.NewInformer[*corev1.ConfigMap](fake)
+	client, err := typed.ClientFor[*corev1.ConfigMap](fake.Factory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	done, stale := 0, 0
+	reconcile := func(ctx context.Context, key cache.ObjectName) (controller.Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done == cycles {
+			return controller.Result{}, nil
+		}
+		_, err := cms.Lister().Namespace(key.Namespace).Get("turn")
+		if present, want := err == nil, done%2 == 1; present != want {
+			stale++
+		}
+		if done%2 == 0 {
+			_, err = client.Create(ctx, configMap(key.Namespace, "turn"), metav1.CreateOptions{})
+		} else {
+			err = client.Delete(ctx, cache.ObjectName{Namespace: key.Namespace, Name: "turn"}, metav1.DeleteOptions{})
+		}
+		if err != nil {
+			return controller.Result{}, err
+		}
+		done++
+		return controller.Result{Requeue: true}, nil
+	}
+	// Requeued with no delay: the next reconcile races the watch.
+	noDelay := controller.WithRateLimiter(workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](0, 0))
+	c, err := controller.New("turns", controller.For(widgets), reconcile, noDelay,
+		controller.Watches(cms, func(*corev1.ConfigMap) []cache.ObjectName { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, c)
+	fake.WaitIdle(c)
+	mu.Lock()
+	defer mu.Unlock()
+	type outcome struct{ Done, Stale int }
+	if diff := cmp.Diff(outcome{Done: cycles}, outcome{done, stale}); diff != "" {
+		t.Errorf("cycles (-want +got):\n%s", diff)
 	}
 }
