@@ -82,11 +82,14 @@ func waitAbsent[S generic.Object](ctx context.Context, lister generic.Lister[S],
 }
 
 // writeLog holds, per primary key, the writes its reconciles made that the
-// next reconcile of the key must see: the latest write of each object.
-// Safe for concurrent use.
+// next reconcile of the key must see: of each object, its latest create,
+// update or patch, and a delete made after it. Safe for concurrent use.
 type writeLog struct {
 	mu    sync.Mutex
-	byKey map[cache.ObjectName]map[writtenObject]writes.Write
+	byKey map[cache.ObjectName]map[writtenObject][]writes.Write
+	// uidOf returns the UID the controller's caches hold for an object,
+	// or "": what a delete, whose answer client-go drops, is recorded with.
+	uidOf func(w writes.Write) string
 }
 
 type writtenObject struct {
@@ -94,8 +97,12 @@ type writtenObject struct {
 	namespace, name string
 }
 
-func newWriteLog() *writeLog {
-	return &writeLog{byKey: map[cache.ObjectName]map[writtenObject]writes.Write{}}
+func newWriteLog(uidOf func(writes.Write) string) *writeLog {
+	return &writeLog{byKey: map[cache.ObjectName]map[writtenObject][]writes.Write{}, uidOf: uidOf}
+}
+
+func objectID(w writes.Write) writtenObject {
+	return writtenObject{resource: w.Resource.String(), namespace: w.Namespace, name: w.Name}
 }
 
 // recorderFor returns the Recorder of key's reconciles.
@@ -108,24 +115,46 @@ type keyRecorder struct {
 	key cache.ObjectName
 }
 
+// Record keeps w. A delete keeps the write before it, so that the wait
+// sees the object come before it sees it go (a create and a delete in one
+// reconcile), and carries the object's UID (that write's, or the caches'),
+// so that an object recreated under the name does not pass for the one
+// deleted.
 func (r keyRecorder) Record(w writes.Write) {
+	uid := ""
+	if w.Deleted && w.UID == "" {
+		uid = r.log.uidOf(w) // outside the lock: it reads the caches
+	}
 	r.log.mu.Lock()
 	defer r.log.mu.Unlock()
 	objs := r.log.byKey[r.key]
 	if objs == nil {
-		objs = map[writtenObject]writes.Write{}
+		objs = map[writtenObject][]writes.Write{}
 		r.log.byKey[r.key] = objs
 	}
-	objs[writtenObject{resource: w.Resource.String(), namespace: w.Namespace, name: w.Name}] = w
+	id := objectID(w)
+	if !w.Deleted {
+		objs[id] = []writes.Write{w}
+		return
+	}
+	var kept []writes.Write
+	if prev := objs[id]; len(prev) > 0 && !prev[0].Deleted {
+		kept = prev[:1:1]
+		uid = prev[0].UID
+	}
+	if w.UID == "" {
+		w.UID = uid
+	}
+	objs[id] = append(kept, w)
 }
 
-// pending returns key's recorded writes.
+// pending returns key's recorded writes, each object's in the order made.
 func (l *writeLog) pending(key cache.ObjectName) []writes.Write {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var ws []writes.Write
-	for _, w := range l.byKey[key] {
-		ws = append(ws, w)
+	for _, objWrites := range l.byKey[key] {
+		ws = append(ws, objWrites...)
 	}
 	return ws
 }
@@ -138,9 +167,17 @@ func (l *writeLog) clear(key cache.ObjectName, seen []writes.Write) {
 	defer l.mu.Unlock()
 	objs := l.byKey[key]
 	for _, w := range seen {
-		id := writtenObject{resource: w.Resource.String(), namespace: w.Namespace, name: w.Name}
-		if kept, ok := objs[id]; ok && sameWrite(kept, w) {
+		id := objectID(w)
+		kept := objs[id][:0:0]
+		for _, k := range objs[id] {
+			if !sameWrite(k, w) {
+				kept = append(kept, k)
+			}
+		}
+		if len(kept) == 0 {
 			delete(objs, id)
+		} else {
+			objs[id] = kept
 		}
 	}
 	if len(objs) == 0 {

@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/generic-informers/generic/internal/writes"
 )
 
 // Reconciler brings the state of the object of key (of the primary type)
@@ -85,8 +87,10 @@ func New(name string, primary Primary, reconcile Reconciler, opts ...Option) (*C
 			return nil, err
 		}
 	}
-	return &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
-		writes: newWriteLog(), retrying: map[cache.ObjectName]bool{}, added: map[cache.ObjectName]int{}}, nil
+	c := &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
+		retrying: map[cache.ObjectName]bool{}, added: map[cache.ObjectName]int{}}
+	c.writes = newWriteLog(c.cachedUID)
+	return c, nil
 }
 
 // Run runs the controller until ctx ends: it registers its handlers on its
@@ -141,6 +145,19 @@ func (c *Controller) begin() (workqueue.TypedRateLimitingInterface[cache.ObjectN
 type registered struct {
 	source       source
 	registration cache.ResourceEventHandlerRegistration
+}
+
+// cachedUID returns the UID the controller's caches of w's resource hold
+// for w's object, or "".
+func (c *Controller) cachedUID(w writes.Write) string {
+	for _, src := range c.sources() {
+		if src.gvr == w.Resource {
+			if uid := src.uidOf(w); uid != "" {
+				return uid
+			}
+		}
+	}
+	return ""
 }
 
 func (c *Controller) sources() []source {

@@ -22,7 +22,7 @@
 // A reconcile's context carries the key it reconciles. A write made with
 // it through a typed.Client is recorded for that key; the next reconcile of
 // the key starts only once every informer of the written resource that the
-// controller reads has caught up with the write (Informer.WaitForWrite, or
+// controller watches (For, Watches, Owns, WatchesByIndex) has caught up with the write (Informer.WaitForWrite, or
 // for a delete, no longer holds the object), so a reconcile never acts
 // twice on the state its own write replaced. This is KEP-5647's
 // ConsistencyStore (kube-controller-manager's

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/writes"
 )
 
 // source is an informer a Controller reads and how its events become keys
@@ -20,7 +21,9 @@ type source struct {
 	register func(enqueue enqueuer) (cache.ResourceEventHandlerRegistration, error)
 	// caughtUp waits until the informer's cache has applied w.
 	caughtUp catchUp
-	err      error
+	// uidOf returns the UID of the cached object w names, or "".
+	uidOf func(w writes.Write) string
+	err   error
 }
 
 // enqueuer takes the keys an event maps to; fromPrimary is set for the
@@ -152,6 +155,7 @@ func watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S)
 			return informer.AddEventHandler(h)
 		},
 		caughtUp: catchUpOf(informer),
+		uidOf:    uidOfCached(informer.Lister()),
 	}
 }
 
@@ -210,6 +214,22 @@ func (h *handler[S]) keys(obj S) {
 		if key.Name != "" {
 			h.enqueue(key, false)
 		}
+	}
+}
+
+func uidOfCached[S generic.Object](lister generic.Lister[S]) func(writes.Write) string {
+	return func(w writes.Write) string {
+		var obj S
+		var err error
+		if w.Namespace == "" {
+			obj, err = lister.Get(w.Name)
+		} else {
+			obj, err = lister.Namespace(w.Namespace).Get(w.Name)
+		}
+		if err != nil {
+			return ""
+		}
+		return string(obj.GetUID())
 	}
 }
 
