@@ -22,14 +22,16 @@
 // A reconcile's context carries the key it reconciles. A write made with
 // it through a typed.Client is recorded for that key; the next reconcile of
 // the key starts only once every informer of the written resource that the
-// controller watches (For, Watches, Owns, WatchesByIndex) has caught up with the write (Informer.WaitForWrite, or
-// for a delete, no longer holds the object), so a reconcile never acts
-// twice on the state its own write replaced. This is KEP-5647's
+// controller watches (For, Watches, Owns, WatchesByIndex) has caught up
+// with the write (Informer.WaitForWrite, or for a delete, no longer holds
+// the object), so a reconcile never acts twice on the state its own write
+// replaced. A Lister read without watching its informer is not waited for. This is KEP-5647's
 // ConsistencyStore (kube-controller-manager's
 // pkg/controller/util/consistency: WroteAt, EnsureReady, Clear), with a
 // bounded wait (WithConsistencyTimeout) instead of an immediate requeue: a
 // key whose caches have not caught up within it is requeued with rate
-// limiting, and reconciled later. A write outside an informer's selection
+// limiting, and reconciled later. The wait holds its worker (usually for
+// the watch's latency, milliseconds). A write outside an informer's selection
 // or shard does not stall it (see generic.Informer.WaitForWrite).
 //
 // # Sharding
