@@ -1,10 +1,12 @@
-// Package genericprometheus exports the metrics of generic informers to
-// Prometheus: a generic.MetricsProvider that is also a
-// prometheus.Collector.
+// Package genericprometheus exports the metrics of generic informers, and
+// of controllers' workqueues, to Prometheus: Metrics is a
+// generic.MetricsProvider and a client-go workqueue.MetricsProvider that is
+// also a prometheus.Collector, and its Handler serves it over HTTP.
 //
 //	metrics := genericprometheus.New()
-//	registry.MustRegister(metrics) // or controller-runtime's metrics.Registry
+//	http.Handle("/metrics", metrics.Handler()) // or registry.MustRegister(metrics)
 //	factory, err := typed.NewFactory(config, scheme.Scheme, generic.WithMetricsProvider(metrics))
+//	c, err := controller.New("quota", primary, reconcile, controller.WithQueueMetrics(metrics))
 //
 // It is built on github.com/prometheus/client_golang rather than
 // k8s.io/component-base/metrics: a controller's metrics end up in a
@@ -18,9 +20,9 @@
 // version selection) of a program that does not import it: the core
 // imports no metrics library and requires none.
 //
-// Every metric has the labels group, version and resource (the informer's
-// GVR) and shard (the informer's shard, "index/count", or "" when not
-// sharded). Informers with the same labels (one resource in two
+// Every informer metric has the labels group, version and resource (the
+// informer's GVR) and shard (the informer's shard, "index/count", or ""
+// when not sharded). Informers with the same labels (one resource in two
 // namespaces, or with two selectors) are added up: their counters and
 // histograms are shared, objects is their sum, state counts how many are
 // in each state, last_sync_timestamp_seconds is the latest. An informer's
@@ -46,12 +48,36 @@
 // See generic.MetricsProvider for exactly what each one counts.
 //
 // Metrics is also client-go's workqueue.MetricsProvider: give it to a
-// controller (controller.WithQueueMetrics) and its queue reports
-// controller-runtime's workqueue metrics (workqueue_depth, _adds_total,
-// _queue_duration_seconds, _work_duration_seconds,
-// _unfinished_work_seconds, _longest_running_processor_seconds,
-// _retries_total; labels name and controller, the queue's name). Handler
-// serves all of it.
+// controller (controller.WithQueueMetrics), or to any client-go queue made
+// with a Name (workqueue.TypedRateLimitingQueueConfig{Name: name,
+// MetricsProvider: metrics}), and the queue reports the workqueue metrics of
+// controller-runtime, with its names, labels and buckets, so that its
+// dashboards and alerts work unchanged. Every one has the labels name and
+// controller, both the queue's name (a controller's queue is named after
+// the controller):
+//
+//	workqueue_depth                              gauge      items added and not yet taken by Get
+//	workqueue_adds_total                         counter    items added (not those already waiting)
+//	workqueue_retries_total                      counter    items added after a delay (AddAfter, AddRateLimited)
+//	workqueue_queue_duration_seconds             histogram  seconds from an item's add to its Get
+//	workqueue_work_duration_seconds              histogram  seconds from an item's Get to its Done
+//	workqueue_unfinished_work_seconds            gauge      seconds spent so far on the items not yet Done, added up
+//	workqueue_longest_running_processor_seconds  gauge      seconds spent so far on the oldest item not yet Done
+//
+// The two last are set by the queue every 500 ms. Queues of the same name
+// share their series (counts and depths add up; the two last gauges hold
+// whichever queue set them last), and a queue's series stay after it shuts
+// down: client-go does not tell its MetricsProvider.
+//
+// Registering Metrics once (or serving it with Handler, which adds the Go
+// runtime's and the process's metrics) exports both the informers' and the
+// queues' metrics. Its workqueue metrics are always described, so it cannot
+// be registered where controller-runtime's are: controller-runtime's
+// metrics.Registry, in a program that links its controllers
+// (sigs.k8s.io/controller-runtime/pkg/controller, which registers its
+// workqueue metrics there when the program starts), rejects it, because
+// the names are taken; register it with a registry of its own there, or
+// serve it with Handler.
 package genericprometheus
 
 import (
@@ -78,9 +104,10 @@ var states = []generic.State{generic.NotStarted, generic.Syncing, generic.Synced
 // Metrics is a generic.MetricsProvider, a workqueue.MetricsProvider and a
 // prometheus.Collector: give it to the informers with
 // generic.WithMetricsProvider and to controllers with
-// controller.WithQueueMetrics, and register it with a prometheus.Registerer
-// (or serve it with Handler). The zero Metrics is not usable; call New. It is
-// safe for concurrent use, and may serve any number of factories.
+// controller.WithQueueMetrics, and register it once with a
+// prometheus.Registerer (or serve it with Handler); it collects the metrics
+// of both. The zero Metrics is not usable; call New. It is safe for
+// concurrent use, and may serve any number of factories and queues.
 type Metrics struct {
 	events   *prometheus.CounterVec
 	rejected *prometheus.CounterVec
