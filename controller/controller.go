@@ -30,7 +30,8 @@ type Reconciler func(ctx context.Context, key cache.ObjectName) (Result, error)
 // change.
 type Result struct {
 	// RequeueAfter, if positive, reconciles the key again after this
-	// long (a pending rate-limited retry is forgotten).
+	// long (replacing an earlier RequeueAfter of the key; its rate-limit
+	// backoff is reset, but a retry scheduled already still happens).
 	RequeueAfter time.Duration
 	// Requeue, if true and RequeueAfter is zero, reconciles the key again
 	// after the rate limiter's delay for it, as an error would, without
@@ -61,6 +62,11 @@ type Controller struct {
 	// retrying holds the keys whose last reconcile failed or asked to be
 	// requeued with rate limiting, until one succeeds.
 	retrying map[cache.ObjectName]bool
+	// later holds the timers of RequeueAfter: when one fires, its key is
+	// added as the handlers add keys (counted in added).
+	later map[cache.ObjectName]*time.Timer
+	// timeouts counts each key's consistency timeouts in a row.
+	timeouts map[cache.ObjectName]int
 }
 
 // New makes a Controller named name (the name of its workqueue in metrics
@@ -88,7 +94,7 @@ func New(name string, primary Primary, reconcile Reconciler, opts ...Option) (*C
 		}
 	}
 	c := &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
-		retrying: map[cache.ObjectName]bool{}, added: map[cache.ObjectName]int{}}
+		retrying: map[cache.ObjectName]bool{}, later: map[cache.ObjectName]*time.Timer{}, timeouts: map[cache.ObjectName]int{}, added: map[cache.ObjectName]int{}}
 	c.writes = newWriteLog(c.cachedUID)
 	return c, nil
 }
@@ -126,7 +132,36 @@ func (c *Controller) Run(ctx context.Context) error {
 	<-ctx.Done()
 	queue.ShutDown()
 	workers.Wait()
+	c.stopTimers()
 	return nil
+}
+
+// requeueAfter adds key after d, replacing an earlier RequeueAfter of it.
+func (c *Controller) requeueAfter(queue workqueue.TypedRateLimitingInterface[cache.ObjectName], key cache.ObjectName, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t := c.later[key]; t != nil {
+		t.Stop()
+	}
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		c.mu.Lock()
+		if c.later[key] == t {
+			delete(c.later, key)
+		}
+		c.mu.Unlock()
+		c.add(queue, key)
+	})
+	c.later[key] = t
+}
+
+func (c *Controller) stopTimers() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, t := range c.later {
+		t.Stop()
+		delete(c.later, key)
+	}
 }
 
 // begin makes the queue, once.
@@ -167,8 +202,9 @@ func (c *Controller) sources() []source {
 func (c *Controller) register(queue workqueue.TypedRateLimitingInterface[cache.ObjectName]) ([]registered, error) {
 	var done []registered
 	enqueue := c.enqueuer(queue)
+	report := func(err error) { c.reportError(context.Background(), cache.ObjectName{}, err) }
 	for _, src := range c.sources() {
-		registration, err := src.register(enqueue)
+		registration, err := src.register(enqueue, report)
 		if err != nil {
 			return done, fmt.Errorf("controller %s: handler on %s: %w", c.name, src.gvr, err)
 		}
@@ -191,11 +227,17 @@ func (c *Controller) enqueuer(queue workqueue.TypedRateLimitingInterface[cache.O
 		if !fromPrimary && c.primary.sharded() && !c.primary.holds(key) {
 			return
 		}
-		c.mu.Lock()
-		c.added[key]++
-		c.mu.Unlock()
-		queue.Add(key)
+		c.add(queue, key)
 	}
+}
+
+// add counts key's add and adds it, under c.mu, so that a worker that takes
+// the key sees the count of every add the queue has merged into it.
+func (c *Controller) add(queue workqueue.TypedRateLimitingInterface[cache.ObjectName], key cache.ObjectName) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.added[key]++
+	queue.Add(key)
 }
 
 func (c *Controller) waitForSync(ctx context.Context, registrations []registered) error {

@@ -87,7 +87,10 @@ func WithErrorHandler(handler generic.ErrorHandler) Option {
 // WithConsistencyTimeout sets how long a reconcile waits for the caches to
 // catch up with its key's previous writes (default
 // DefaultConsistencyTimeout); past it, the key is requeued with rate
-// limiting. It must be positive.
+// limiting; after three timeouts in a row (a cache that may never show the
+// write, such as an informer with a field selector on a field other than
+// metadata.name or metadata.namespace, which the wait cannot judge), the
+// key is reconciled anyway and the write reported. It must be positive.
 func WithConsistencyTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"runtime/debug"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,7 +19,7 @@ type source struct {
 	informer cache.SharedIndexInformer
 	// register adds the handler that enqueues what the source's events
 	// map to.
-	register func(enqueue enqueuer) (cache.ResourceEventHandlerRegistration, error)
+	register func(enqueue enqueuer, report func(error)) (cache.ResourceEventHandlerRegistration, error)
 	// caughtUp waits until the informer's cache has applied w.
 	caughtUp catchUp
 	// uidOf returns the UID of the cached object w names, or "".
@@ -146,13 +147,13 @@ func watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S)
 	if isNil(informer) {
 		return source{err: fmt.Errorf("controller: nil informer")}
 	}
-	h := &handler[S]{toPrimaries: toPrimaries, predicates: predicates}
 	return source{
 		gvr:      informer.GroupVersionResource(),
 		informer: informer.Informer(),
-		register: func(enqueue enqueuer) (cache.ResourceEventHandlerRegistration, error) {
-			h.enqueue = enqueue
-			return informer.AddEventHandler(h)
+		// A handler per registration: a source may serve several
+		// controllers.
+		register: func(enqueue enqueuer, report func(error)) (cache.ResourceEventHandlerRegistration, error) {
+			return informer.AddEventHandler(&handler[S]{toPrimaries: toPrimaries, predicates: predicates, enqueue: enqueue, report: report})
 		},
 		caughtUp: catchUpOf(informer),
 		uidOf:    uidOfCached(informer.Lister()),
@@ -160,13 +161,25 @@ func watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S)
 }
 
 // handler enqueues the keys an informer's events map to.
+// A predicate or map function that panics is reported and its event
+// dropped, as a reconcile's panic is reported: client-go would crash the
+// process (utilruntime.ReallyCrash).
 type handler[S generic.Object] struct {
 	toPrimaries func(S) []cache.ObjectName
 	predicates  []Predicate[S]
 	enqueue     enqueuer
+	report      func(error)
+}
+
+// recovered reports a panic of the user's functions during an event.
+func (h *handler[S]) recovered(event string) {
+	if r := recover(); r != nil {
+		h.report(fmt.Errorf("controller: a predicate or map function panicked on %s: %v\n%s", event, r, debug.Stack()))
+	}
 }
 
 func (h *handler[S]) OnAdd(obj S, _ bool) {
+	defer h.recovered("an add")
 	var none S
 	if h.passes(none, obj) {
 		h.keys(obj)
@@ -174,6 +187,7 @@ func (h *handler[S]) OnAdd(obj S, _ bool) {
 }
 
 func (h *handler[S]) OnUpdate(oldObj, newObj S) {
+	defer h.recovered("an update")
 	if !h.passes(oldObj, newObj) {
 		return
 	}
@@ -184,6 +198,7 @@ func (h *handler[S]) OnUpdate(oldObj, newObj S) {
 }
 
 func (h *handler[S]) OnDelete(deleted cache.DeletedObject[S]) {
+	defer h.recovered("a delete")
 	if h.toPrimaries == nil {
 		if key := deleted.GetObjectName(); key.Name != "" {
 			h.enqueue(key, true)

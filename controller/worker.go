@@ -80,7 +80,7 @@ func (c *Controller) process(ctx context.Context, queue workqueue.TypedRateLimit
 	case result.RequeueAfter > 0:
 		c.setRetrying(key, false)
 		queue.Forget(key)
-		queue.AddAfter(key, result.RequeueAfter)
+		c.requeueAfter(queue, key, result.RequeueAfter)
 	case result.Requeue:
 		c.setRetrying(key, true)
 		queue.AddRateLimited(key)
@@ -108,19 +108,52 @@ func (c *Controller) catchUp(ctx context.Context, key cache.ObjectName) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.consistencyTimeout)
+	waitCtx, cancel := context.WithTimeout(ctx, c.opts.consistencyTimeout)
 	defer cancel()
 	for _, w := range pending {
 		for _, src := range c.sources() {
-			if src.gvr != w.Resource {
+			if src.gvr.GroupResource() != w.Resource.GroupResource() {
 				continue
 			}
-			if err := src.caughtUp(ctx, w); err != nil {
+			err := src.caughtUp(waitCtx, w)
+			switch {
+			case err == nil:
+			case waitCtx.Err() != nil && c.timedOut(key) < maxConsistencyTimeouts:
 				return fmt.Errorf("controller %s: key %s requeued: the cache of %s has not caught up with the write of %s/%s at resource version %q: %w",
 					c.name, key, src.gvr, w.Namespace, w.Name, w.ResourceVersion, err)
+			case waitCtx.Err() != nil:
+				// A cache that has not caught up in several timeouts
+				// may never (a field selector the wait cannot judge
+				// against the write): reconcile rather than wedge.
+				c.reportError(ctx, key, fmt.Errorf("controller %s: key %s reconciled after %d consistency timeouts, without the write of %s/%s at resource version %q in the cache of %s: %w",
+					c.name, key, maxConsistencyTimeouts, w.Namespace, w.Name, w.ResourceVersion, src.gvr, err))
+			default:
+				// The wait cannot succeed (a resource version it cannot
+				// order, a stopped informer, a write it cannot judge):
+				// waiting again would wedge the key, so it is reported
+				// and not waited for.
+				c.reportError(ctx, key, fmt.Errorf("controller %s: key %s reconciled without waiting for the write of %s/%s to reach the cache of %s: %w",
+					c.name, key, w.Namespace, w.Name, src.gvr, err))
 			}
 		}
 	}
 	c.writes.clear(key, pending)
+	c.mu.Lock()
+	delete(c.timeouts, key)
+	c.mu.Unlock()
 	return nil
+}
+
+// maxConsistencyTimeouts is how many consistency timeouts in a row a key
+// is requeued for before it is reconciled anyway.
+const maxConsistencyTimeouts = 3
+
+// timedOut counts a consistency timeout of key and returns how many came
+// before it in a row.
+func (c *Controller) timedOut(key cache.ObjectName) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.timeouts[key]
+	c.timeouts[key] = n + 1
+	return n
 }

@@ -83,7 +83,7 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	if scheme == nil {
 		t.Fatal("generictest: nil scheme")
 	}
-	f := &Fake{t: t, scheme: scheme, watches: &watchSwitch{}, listed: map[listedKey]map[string]bool{},
+	f := &Fake{t: t, scheme: scheme, watches: &watchSwitch{deletes: &deleteStamps{}}, listed: map[listedKey]map[string]bool{},
 		informers: map[cache.SharedIndexInformer]*informerRequests{}}
 	f.resourceVersion.Store(firstResourceVersion)
 	f.seen = newSeenLog(&f.resourceVersion)
@@ -125,7 +125,7 @@ func New(t testing.TB, scheme *runtime.Scheme, opts ...Option) *Fake {
 	// deletes, patches and updates (which name their subresource), then
 	// every other verb, all writes through the strict, stamping tracker.
 	f.writes = newWriteLog(f.seen.rejectedCount)
-	f.store = &stampingTracker{ObjectTracker: f.client.Tracker(), next: f.nextResourceVersion,
+	f.store = &stampingTracker{ObjectTracker: f.client.Tracker(), next: f.nextResourceVersion, deletes: f.watches.deletes,
 		statusSubresource: func(gvr schema.GroupVersionResource) bool { return f.statusSubresource[gvr] },
 		goType:            f.goTypeOf, writes: f.writes}
 	f.client.PrependReactor("*", "*", clienttesting.ObjectReaction(f.store))

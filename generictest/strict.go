@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"net/http"
 	"reflect"
 	"strings"
@@ -55,6 +56,9 @@ type stampingTracker struct {
 	// goType returns an object of the Go type of a built-in kind.
 	goType func(schema.GroupVersionKind) (runtime.Object, bool)
 	writes *writeLog
+	// deletes holds the resource version of each delete, for its watch
+	// events (deleteStamps).
+	deletes *deleteStamps
 
 	mu sync.Mutex
 }
@@ -128,6 +132,10 @@ func (t *stampingTracker) Delete(gvr schema.GroupVersionResource, ns, name strin
 		}
 	}
 	rejected := t.writes.rejectedBefore(gvr, last)
+	// The delete's event carries a resource version of its own, as
+	// kube-apiserver's do (the revision of the delete), not the object's
+	// last: a cache's resource version never goes back.
+	t.deletes.set(gvr, last, t.next())
 	if err := t.ObjectTracker.Delete(gvr, ns, name, opts...); err != nil {
 		return err
 	}
@@ -353,4 +361,51 @@ func hasStatusField(obj runtime.Object) bool {
 		}
 	}
 	return false
+}
+
+// deleteStamps holds the resource version the Fake gave each delete, by
+// resource, namespace, name and UID. The tracker sends a delete's watch
+// event with the object as stored; the Fake's watches restamp it
+// (proxyWatch.filter). Safe for concurrent use.
+type deleteStamps struct {
+	mu     sync.Mutex
+	stamps map[deleteKey]string
+}
+
+type deleteKey struct {
+	gvr                  schema.GroupVersionResource
+	namespace, name, uid string
+}
+
+func keyOfDeleted(gvr schema.GroupVersionResource, obj metav1.Object) deleteKey {
+	return deleteKey{gvr: gvr, namespace: obj.GetNamespace(), name: obj.GetName(), uid: string(obj.GetUID())}
+}
+
+func (d *deleteStamps) set(gvr schema.GroupVersionResource, obj metav1.Object, rv string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stamps == nil {
+		d.stamps = map[deleteKey]string{}
+	}
+	d.stamps[keyOfDeleted(gvr, obj)] = rv
+}
+
+// restamped returns a copy of the deleted object obj with its delete's
+// resource version, or obj if none is known.
+func (d *deleteStamps) restamped(gvr schema.GroupVersionResource, obj runtime.Object) runtime.Object {
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		return obj
+	}
+	d.mu.Lock()
+	rv, ok := d.stamps[keyOfDeleted(gvr, accessor)]
+	d.mu.Unlock()
+	if !ok {
+		return obj
+	}
+	out := obj.DeepCopyObject()
+	if copied, err := meta.Accessor(out); err == nil {
+		copied.SetResourceVersion(rv)
+	}
+	return out
 }

@@ -15,6 +15,9 @@ import (
 
 // watchSwitch holds the proxies of the informers' watches and can cut them.
 type watchSwitch struct {
+	// deletes gives delete events their delete's resource version.
+	deletes *deleteStamps
+
 	mu      sync.Mutex
 	proxies map[*proxyWatch]struct{}
 	paused  bool
@@ -254,6 +257,9 @@ func (p *proxyWatch) filter(e watch.Event) []watch.Event {
 	}
 	if _, err := meta.Accessor(e.Object); err != nil {
 		return []watch.Event{e}
+	}
+	if e.Type == watch.Deleted {
+		e.Object = p.sw.deletes.restamped(p.key.gvr, e.Object)
 	}
 	key, _ := cache.MetaNamespaceKeyFunc(e.Object)
 	matches := p.sel.served(e.Object)

@@ -206,6 +206,9 @@ func (c *Client[T]) apply(ctx context.Context, obj T, opts metav1.ApplyOptions, 
 func (c *Client[T]) applyConfiguration(obj T) ([]byte, error) {
 	withKind := obj.DeepCopyObject()
 	withKind.GetObjectKind().SetGroupVersionKind(c.gvk)
+	if accessor, err := meta.Accessor(withKind); err == nil && !c.namespaced {
+		accessor.SetNamespace("") // the server refuses a namespace on a cluster-scoped object's apply
+	}
 	data, err := json.Marshal(withKind)
 	if err != nil {
 		return nil, fmt.Errorf("typed: apply configuration of %s %s: %w", c.gvk.Kind, cache.MetaObjectToName(obj), err)
