@@ -147,4 +147,3 @@ func statuses(ctx context.Context, dyn dynamic.Interface) (map[string]Status, er
 	}
 	return got, nil
 }
-
