@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -273,4 +274,15 @@ func (c *Controller) reportError(ctx context.Context, key cache.ObjectName, err 
 
 func (c *Controller) logger(ctx context.Context, key cache.ObjectName) klog.Logger {
 	return klog.FromContext(ctx).WithValues("controller", c.name, "key", key)
+}
+
+// IgnoreNotFound returns nil if err is a NotFound error (apimachinery's
+// apierrors.IsNotFound: a Lister's Get of an object that is gone), and err
+// otherwise, as controller-runtime's client.IgnoreNotFound: a reconcile of
+// a deleted primary returns controller.Result{}, IgnoreNotFound(err).
+func IgnoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }

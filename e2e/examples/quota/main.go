@@ -83,8 +83,8 @@ func newController(quotas generic.Informer[*Quota], configMaps generic.Informer[
 	// reconcile writes the counts of the Quota of key into its status.
 	reconcile := func(ctx context.Context, key cache.ObjectName) (controller.Result, error) {
 		quota, err := quotas.Lister().Namespace(key.Namespace).Get(key.Name)
-		if err != nil { // NotFound, the only error of a Lister's Get: the Quota is gone
-			return controller.Result{}, nil
+		if err != nil { // NotFound: the Quota is gone
+			return controller.Result{}, controller.IgnoreNotFound(err)
 		}
 		selector, err := metav1.LabelSelectorAsSelector(quota.Spec.Selector) // nil, matching nothing, if invalid
 		cms, err1 := configMaps.Lister().Namespace(key.Namespace).List(selector)
