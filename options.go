@@ -141,12 +141,13 @@ func WithIndexers(indexers cache.Indexers) Option {
 // was before the transform. An error makes the object one that did not
 // convert: reported as a *ConversionError and skipped, and a cached object
 // whose update fails so leaves the cache as a delete of its last good
-// state. An *unstructured.Unstructured reaches the transform with a
-// metadata.labels map of its own (a copy, one allocation an object), which
-// it may edit in place: typed.UnstructuredFor's objects otherwise share
-// equal labels maps, so the objects of an informer with a transform share
-// none. Its managedFields' fieldsV1 trees may still be shared (see
-// typed.Clients.UnstructuredNoSharing). Informer().SetTransform, client-go's
+// state. An object reaches the transform with a metadata.labels map of its
+// own (a copy, one allocation an object), and a typed object with
+// annotations of its own too, which it may edit in place: the objects of
+// typed's factories otherwise share equal labels maps, so the objects of an
+// informer with a transform share none. Its other maps (a typed object's
+// ResourceLists, selectors, data) and managedFields' fieldsV1 may still be
+// shared (see typed.Clients.NoSharing). Informer().SetTransform, client-go's
 // way, sets this same transform, until the informer starts.
 func WithTransform(transform cache.TransformFunc) Option {
 	return func(o *options) { o.transform = transform }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/share"
 )
 
 // perItemSerializer is the NegotiatedSerializer of the typed REST clients:
@@ -21,12 +22,15 @@ import (
 // REST client negotiates media types and encodes as with the codecs alone.
 type perItemSerializer struct {
 	runtime.NegotiatedSerializer
+	// sharer, if not nil, makes every object decoded share what repeats
+	// with the objects decoded before it (see perItemDecoder).
+	sharer *share.Sharer
 }
 
 // DecoderToVersion wraps the codecs' decoder, which serves the REST
 // client's list answers and the objects embedded in watch events alike.
 func (s perItemSerializer) DecoderToVersion(decoder runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {
-	return perItemDecoder{inner: s.NegotiatedSerializer.DecoderToVersion(decoder, gv)}
+	return perItemDecoder{inner: s.NegotiatedSerializer.DecoderToVersion(decoder, gv), sharer: s.sharer}
 }
 
 // perItemDecoder decodes exactly as inner does and costs nothing more while
@@ -45,16 +49,30 @@ func (s perItemSerializer) DecoderToVersion(decoder runtime.Decoder, gv runtime.
 // whose items all decode, and any decoding into a caller's object (into
 // != nil), where a substitute would leave the caller's object untouched
 // without an error.
+//
+// An object decoded (a list: each of its items) shares what repeats with
+// the objects decoded before it, through sharer if not nil
+// (internal/share): equal strings are one string, and unless
+// Clients.NoSharing, equal maps of strings, equal ResourceLists and equal
+// managedFields fieldsV1 are one map or slice. The objects are equal to
+// inner's in every other way. This decoder feeds informers only, whose
+// objects client-go requires to be treated as read-only: the typed Client
+// decodes with the plain codecs.
 type perItemDecoder struct {
-	inner runtime.Decoder
+	inner  runtime.Decoder
+	sharer *share.Sharer
 }
 
 func (d perItemDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
 	obj, gvk, err := d.inner.Decode(data, defaults, into)
 	if err == nil || obj != nil || into != nil {
+		if err == nil {
+			d.sharer.Object(obj)
+		}
 		return obj, gvk, err
 	}
 	if decoded, kind, ok := d.decodePerItem(data, defaults, err); ok {
+		d.sharer.Object(decoded)
 		return decoded, kind, nil
 	}
 	return obj, gvk, err

@@ -164,7 +164,7 @@ func TestRESTSourceDecodesPerItem(t *testing.T) {
 			}
 			defer httpClient.CloseIdleConnections()
 			client, err := newRESTClient(Clients{Config: config, HTTPClient: httpClient},
-				serializer.NewCodecFactory(widget.NewScheme()), tc.gvr.GroupVersion(), tc.protobuf)
+				serializer.NewCodecFactory(widget.NewScheme()), nil, tc.gvr.GroupVersion(), tc.protobuf)
 			if err != nil {
 				t.Fatal(err)
 			}

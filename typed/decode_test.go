@@ -33,7 +33,7 @@ func decoders(t testing.TB, mediaType string) (plain, perItem runtime.Decoder) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	perItem, err = runtime.NewClientNegotiator(perItemSerializer{codecs.WithoutConversion()}, gv).Decoder(mediaType, nil)
+	perItem, err = runtime.NewClientNegotiator(perItemSerializer{NegotiatedSerializer: codecs.WithoutConversion()}, gv).Decoder(mediaType, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/share"
 )
 
 // Factory is the one factory for every kind of informer a controller
@@ -56,6 +57,9 @@ type Factory struct {
 	serverNoNewer bool
 	// interner is shared by the decoders of UnstructuredFor's informers.
 	interner *interner
+	// sharer is shared by the decoders of the typed informers (their REST
+	// clients': restClientFor).
+	sharer *share.Sharer
 	// startCtx is the context of the last Start, under which the
 	// generic.Factory of a kind asked for later starts.
 	startCtx     context.Context
@@ -133,7 +137,8 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	return &Factory{
 		shard:       shard,
 		scheme:      scheme,
-		interner:    newInterner(!resolved.UnstructuredNoSharing),
+		interner:    newInterner(!resolved.NoSharing),
+		sharer:      share.New(!resolved.NoSharing),
 		codecs:      serializer.NewCodecFactory(scheme),
 		clients:     resolved,
 		kinds:       kinds,
@@ -298,7 +303,7 @@ func (f *Factory) restClientFor(gv schema.GroupVersion, protobuf bool) (rest.Int
 	if client, ok := f.restClients[key]; ok {
 		return client, nil
 	}
-	client, err := newRESTClient(f.clients, f.codecs, gv, protobuf)
+	client, err := newRESTClient(f.clients, f.codecs, f.sharer, gv, protobuf)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/share"
 )
 
 const (
@@ -40,8 +41,11 @@ func supportsProtobuf(typ reflect.Type) bool {
 // that does not fit its Go type arrives as a *generic.Undecodable, in the
 // place of that one object, instead of failing the whole list or ending the
 // watch.
-func newRESTClient(clients Clients, codecs serializer.CodecFactory, gv schema.GroupVersion, protobuf bool) (rest.Interface, error) {
-	return newRESTClientWith(clients, perItemSerializer{codecs.WithoutConversion()}, gv, protobuf)
+//
+// The objects it decodes share what repeats with those decoded before them
+// through sharer (nil: nothing shared): its decoder feeds informers only.
+func newRESTClient(clients Clients, codecs serializer.CodecFactory, sharer *share.Sharer, gv schema.GroupVersion, protobuf bool) (rest.Interface, error) {
+	return newRESTClientWith(clients, perItemSerializer{NegotiatedSerializer: codecs.WithoutConversion(), sharer: sharer}, gv, protobuf)
 }
 
 // restSource lists and watches through a typed REST client, as the

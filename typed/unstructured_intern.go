@@ -57,13 +57,13 @@ const (
 // client-go requires of objects from a cache. A transform set with
 // generic.WithTransform gets each object with labels of its own (see
 // generic.WithTransform); one that edits fieldsV1 in place must turn
-// sharing off (Clients.UnstructuredNoSharing).
+// sharing off (Clients.NoSharing).
 //
 // An interner is safe for concurrent use: the decoders of every informer
 // of the factory share it.
 type interner struct {
 	// shareTrees is whether equal fieldsV1 trees and labels maps are
-	// shared (Clients.UnstructuredNoSharing turns it off).
+	// shared (Clients.NoSharing turns it off).
 	shareTrees bool
 	// maxStrings, maxFieldSets and maxLabelSets bound the tables
 	// (maxInternedStrings, maxSharedFieldSets, maxSharedLabelSets; smaller

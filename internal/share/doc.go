@@ -1,0 +1,15 @@
+// Package share makes decoded typed objects share what repeats across them:
+// strings, managedFields fieldsV1 bytes, and maps of strings or of
+// resource quantities that are equal. It walks an object once, by a plan
+// made per Go type with reflect and then run without it, and replaces each
+// value met for the second time (or later) with the copy kept from before.
+//
+// Objects come out equal (cmp.Diff, reflect.DeepEqual) to what they were;
+// only their memory is shared. Shared strings are invisible. Shared maps and
+// fieldsV1 bytes are visible to a caller who writes into a cached object,
+// which client-go forbids (objects from a cache are read-only): Sharer's
+// Maps field turns that part off.
+//
+// The package is a leaf: it imports neither the module's root nor its
+// other internal packages.
+package share

@@ -1,0 +1,47 @@
+package share
+
+import "hash/maphash"
+
+// candidateBits is how many bits of a value's hash pick its slot among the
+// candidates: 4,096 slots, 32 KiB per table.
+const candidateBits = 12
+
+// candidates remembers the hashes of values met once. A value enters a
+// table of shared values only when its hash is met again while still in its
+// slot: values that never repeat (names, IPs, container IDs, a Pod's own
+// status fieldsV1) then cost the table nothing and are not kept alive by
+// it after their object is gone. A slot holds the last hash that fell in
+// it; a value pushed out before it repeats is only shared from its next
+// two sightings on.
+type candidates struct {
+	slots []uint64
+}
+
+// seenBefore reports whether h is in its slot, and puts it there if not.
+// Hash 0 is never reported seen (an empty slot).
+func (c *candidates) seenBefore(h uint64) bool {
+	if c.slots == nil {
+		c.slots = make([]uint64, 1<<candidateBits)
+	}
+	slot := &c.slots[h>>(64-candidateBits)]
+	if *slot == h && h != 0 {
+		return true
+	}
+	*slot = h
+	return false
+}
+
+// putBounded sets table[key], first emptying the table if it holds max
+// entries: objects keep what they were given, and only later objects stop
+// sharing with them, so a table's memory is bounded whatever the input.
+func putBounded[K comparable, V any](table map[K]V, max int, key K, value V) {
+	if len(table) >= max {
+		clear(table)
+	}
+	table[key] = value
+}
+
+// hashString is the hash of the tables: maphash, with the Sharer's seed.
+func hashString(seed maphash.Seed, s string) uint64 {
+	return maphash.String(seed, s)
+}
