@@ -60,6 +60,9 @@ go -C e2e vet ./...
 step "e2e: integration tests, kwatch's demo, embedded API server"
 go -C e2e test -count=1 -timeout 30m ./...
 
+step "e2e: cached objects equal client-go's, under client-go's cache mutation detector"
+KUBE_CACHE_MUTATION_DETECTOR=true go -C e2e test -count=1 -timeout 10m -run 'TestTypedEqualsClientGo|TestEqualityCorpus' ./integration
+
 step "e2e: every benchmark once at a small size (500 objects), so that none can rot"
 BENCH_OBJECTS=500 go -C e2e test ./bench -run '^$' -bench . -benchtime 1x -count 1 -timeout 20m >/dev/null
 

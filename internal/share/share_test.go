@@ -18,13 +18,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// podFixture is testdata/pod.json: a Pod of a Deployment as the embedded
+// podFixture is testdata/realistic-pod.json: a Pod of a Deployment as the embedded
 // API server served it (three containers, kubelet status, the managedFields
 // of kube-controller-manager and of the kubelet; see
 // docs/profiles/typed-cache-accounting.md).
 func podFixture(t testing.TB) *corev1.Pod {
 	t.Helper()
-	data, err := os.ReadFile("testdata/pod.json")
+	data, err := os.ReadFile("../../testdata/realistic-pod.json")
 	if err != nil {
 		t.Fatal(err)
 	}
