@@ -63,9 +63,9 @@ type Clients struct {
 	//     equal maps of strings (annotations, selectors, a ConfigMap's
 	//     data of at most 1 KiB) and equal ResourceLists are one map too.
 	//
-	// On realistic Pods this makes a typed cache about half the size of
-	// client-go's (docs/benchmarks.md), and an unstructured one about the
-	// size of a typed one. Sharing is invisible to code that treats
+	// On realistic Pods (docs/benchmarks.md, BenchmarkCacheSize) this makes
+	// a typed cache about half the size of client-go's (0.48x; 0.92x with
+	// NoSharing), and on ConfigMaps with payloads of their own 0.87x. Sharing is invisible to code that treats
 	// cached objects as read-only, as client-go requires: a caller that
 	// writes into a cached object's map (pod.Labels["x"] = "y" before an
 	// Update, instead of on a DeepCopy) would write into every object

@@ -50,7 +50,7 @@ func replica(fixture *corev1.Pod, i int) *corev1.Pod {
 	}
 	for m := range pod.ManagedFields {
 		if pod.ManagedFields[m].Manager == "kubelet" {
-			pod.ManagedFields[m].FieldsV1 = &metav1.FieldsV1{Raw: fmt.Appendf(nil, `{"f:status":{"f:podIPs":{"k:{\"ip\":\"%s\"}":{}}}}`, ip)}
+			pod.ManagedFields[m].FieldsV1 = metav1.NewFieldsV1(fmt.Sprintf(`{"f:status":{"f:podIPs":{"k:{\"ip\":\"%s\"}":{}}}}`, ip))
 		}
 	}
 	return pod
@@ -226,7 +226,7 @@ func TestObjectShares(t *testing.T) {
 			fieldsV1 := func(p *corev1.Pod, manager string) []byte {
 				for _, e := range p.ManagedFields {
 					if e.Manager == manager {
-						return e.FieldsV1.Raw
+						return e.FieldsV1.GetRawBytes()
 					}
 				}
 				t.Fatalf("no managedFields entry of %s", manager)
@@ -290,7 +290,7 @@ func TestTablesBounded(t *testing.T) {
 	for i := range 2 * MaxStrings {
 		for range 2 {
 			cm := &corev1.ConfigMap{Data: map[string]string{"k": fmt.Sprint("value-", i)}}
-			cm.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: fmt.Sprint("m-", i), FieldsV1: &metav1.FieldsV1{Raw: fmt.Appendf(nil, `{"f:%d":{}}`, i)}}}
+			cm.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: fmt.Sprint("m-", i), FieldsV1: metav1.NewFieldsV1(fmt.Sprintf(`{"f:%d":{}}`, i))}}
 			s.Object(cm)
 		}
 	}
