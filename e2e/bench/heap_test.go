@@ -52,7 +52,8 @@ const heapChildEnv = "GENERIC_BENCH_HEAP_CHILD"
 // heapProfileEnv names the environment variable that, set to a
 // directory, has each child write there the heap profile of its synced
 // cache (pprof's inuse_space, every allocation sampled):
-// heap-<resource>-watchlist=<on|off>-<contender>.pb.gz, for `go tool pprof
+// heap-<resource>-watchlist=<on|off>-<contender>.pb.gz (BenchmarkCacheSize's
+// prefixed with cachesize-bench-set-<set>-), for `go tool pprof
 // -sample_index=inuse_space`. Sampling every allocation slows the sync:
 // alone-ns/op is not a measure with it set.
 const heapProfileEnv = "GENERIC_BENCH_HEAP_PROFILE"
@@ -62,10 +63,14 @@ const heapProfileEnv = "GENERIC_BENCH_HEAP_PROFILE"
 const heapResultPrefix = "heap-child-result: "
 
 // heapRequest is what the child measures, and how it reaches the server.
+// With a Selector, the contender is one of BenchmarkCacheSize's
+// (cacheSizeContenders), limited to the objects the label selector
+// selects; without, one of BenchmarkSync's (syncContenders).
 type heapRequest struct {
 	Contender string
 	Resource  schema.GroupVersionResource
 	WatchList bool
+	Selector  string `json:",omitempty"`
 	Server    serverAddress
 }
 
@@ -121,11 +126,19 @@ type childMeasure struct {
 // set-up, a few allocations an object at 1,000 objects, counts too).
 func heapInChild(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, contender string) childMeasure {
 	b.Helper()
-	request, err := json.Marshal(heapRequest{
+	return runHeapChild(b, heapRequest{
 		Contender: contender, Resource: gvr,
 		WatchList: clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient),
 		Server:    addressOf(config),
 	})
+}
+
+// runHeapChild runs BenchmarkSyncHeapChild in a child process for request
+// and returns what it measured.
+func runHeapChild(b *testing.B, req heapRequest) childMeasure {
+	b.Helper()
+	contender := req.Contender
+	request, err := json.Marshal(req)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -174,12 +187,7 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 	if err := json.Unmarshal([]byte(raw), &request); err != nil {
 		b.Fatal(err)
 	}
-	var run syncer
-	for _, c := range syncContenders {
-		if c.name == request.Contender {
-			run = c.run
-		}
-	}
+	run := childSyncer(request)
 	if run == nil {
 		b.Fatalf("no contender %q", request.Contender)
 	}
@@ -226,11 +234,33 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 	}
 }
 
+// childSyncer returns the syncer of request's contender (see heapRequest),
+// or nil if there is none of that name.
+func childSyncer(request heapRequest) syncer {
+	if request.Selector != "" {
+		for _, c := range cacheSizeContenders {
+			if c.name == request.Contender {
+				return c.run(request.Selector)
+			}
+		}
+		return nil
+	}
+	for _, c := range syncContenders {
+		if c.name == request.Contender {
+			return c.run
+		}
+	}
+	return nil
+}
+
 // writeHeapProfile writes the heap profile of request's synced cache into
 // dir (see heapProfileEnv). The profile is as of the last collection:
 // heaptest.Live's.
 func writeHeapProfile(b *testing.B, dir string, request heapRequest) {
 	name := fmt.Sprintf("heap-%s-watchlist=%s-%s.pb.gz", request.Resource.Resource, map[bool]string{true: "on", false: "off"}[request.WatchList], request.Contender)
+	if request.Selector != "" {
+		name = "cachesize-" + strings.ReplaceAll(request.Selector, "=", "-") + "-" + name
+	}
 	f, err := os.Create(filepath.Join(dir, name))
 	if err != nil {
 		b.Fatal(err)

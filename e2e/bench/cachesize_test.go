@@ -1,0 +1,165 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientfeatures "k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/typed"
+)
+
+// BenchmarkCacheSize measures how much live heap an informer's synced
+// cache holds per object (B/object), and how long it takes to sync
+// (alone-ns/op), for each contender, over the fixture of
+// realisticpods_test.go: `objects` realistic Pods (resource=pods), and
+// `objects` ConfigMaps of about 2 KiB whose payloads differ
+// (resource=configmaps-unique: data that no sharing can fold), with
+// client-go's WatchListClient feature on.
+//
+// Every contender caches the same objects (a label selector picks the
+// fixture's) and is measured once per op in a process of its own
+// (heapInChild's child): the live heap after two forced collections
+// before the informer starts, with a warm client, and after it has synced,
+// and the time from start to synced. ns/op is the child's whole run.
+//
+// The contenders: client-go's generated typed informer; this library's
+// typed informer, sharing what repeats across objects at decode (the
+// default) and not (typed.Clients.NoSharing); its unstructured informer
+// (typed.UnstructuredFor) and its metadata-only one (typed.MetadataFor).
+func BenchmarkCacheSize(b *testing.B) {
+	config := realisticServer(b)
+	for _, set := range []struct {
+		name     string
+		gvr      schema.GroupVersionResource
+		selector string
+	}{
+		{"pods", podsGVR, realisticPodsSelector},
+		{"configmaps-unique", configMapsGVR, uniqueConfigMapsSelector},
+	} {
+		b.Run("resource="+set.name, func(b *testing.B) {
+			clientfeaturestesting.SetFeatureDuringTest(b, clientfeatures.WatchListClient, true)
+			warmUpSelected(b, config, set.gvr, set.selector)
+			for _, c := range cacheSizeContenders {
+				b.Run("contender="+c.name, func(b *testing.B) {
+					measureCacheSize(b, config, set.gvr, set.selector, c.name)
+				})
+			}
+		})
+	}
+}
+
+// cacheSizeContenders are BenchmarkCacheSize's informers, in the report's
+// order, each a syncer of the objects a label selector selects.
+var cacheSizeContenders = []struct {
+	name string
+	run  func(selector string) syncer
+}{
+	{"client-go-typed", clientGoSelectedSyncer},
+	{"generic-typed", genericSelectedSyncer(false, typedInformerOf)},
+	{"generic-typed-nosharing", genericSelectedSyncer(true, typedInformerOf)},
+	{"generic-unstructured", genericSelectedSyncer(false, unstructuredInformerOf)},
+	{"generic-metadata", genericSelectedSyncer(false, metadataInformerOf)},
+}
+
+// measureCacheSize measures contender in a child process at every op, and
+// reports the mean heap per object and sync time.
+func measureCacheSize(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, selector, contender string) {
+	var heap uint64
+	var took time.Duration
+	var runs int
+	for b.Loop() {
+		m := runHeapChild(b, heapRequest{
+			Contender: contender, Resource: gvr, Selector: selector,
+			WatchList: clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient),
+			Server:    addressOf(config),
+		})
+		heap += m.heap
+		took += m.sync
+		runs++
+	}
+	b.ReportMetric(float64(heap)/float64(runs)/float64(objects), "B/object")
+	b.ReportMetric(float64(took.Nanoseconds())/float64(runs), "alone-ns/op")
+}
+
+// warmUpSelected syncs one informer of the selected objects, unmeasured,
+// so that the API server has their encodings cached before the first
+// measured child.
+func warmUpSelected(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, selector string) {
+	synced, stop := genericSelectedSyncer(false, typedInformerOf)(selector)(b, context.Background(), config, gvr)
+	waitSynced(b, synced)
+	stop()
+}
+
+// clientGoSelectedSyncer syncs client-go's generated informer of gvr.
+func clientGoSelectedSyncer(selector string) syncer {
+	return func(b *testing.B, ctx context.Context, config *rest.Config, gvr schema.GroupVersionResource) (<-chan struct{}, func()) {
+		factory := informers.NewSharedInformerFactoryWithOptions(kubernetes.NewForConfigOrDie(config), 0,
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
+		informer, err := factory.ForResource(gvr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		synced := syncedChannel(b, informer.Informer())
+		runCtx, cancel := context.WithCancel(ctx)
+		factory.Start(runCtx.Done())
+		return synced, func() { cancel(); factory.Shutdown() }
+	}
+}
+
+// informerOf returns one of a typed Factory's informers of gvr.
+type informerOf func(factory *typed.Factory, gvr schema.GroupVersionResource) (toolscache.SharedIndexInformer, error)
+
+// genericSelectedSyncer syncs the informer that informerOf returns, of a
+// typed Factory of its own limited to selector, with sharing off if
+// noSharing.
+func genericSelectedSyncer(noSharing bool, informerOf informerOf) func(selector string) syncer {
+	return func(selector string) syncer {
+		return func(b *testing.B, ctx context.Context, config *rest.Config, gvr schema.GroupVersionResource) (<-chan struct{}, func()) {
+			factory, err := typed.NewFactoryForClients(typed.Clients{Config: config, NoSharing: noSharing}, scheme, generic.WithLabelSelector(selector))
+			if err != nil {
+				b.Fatal(err)
+			}
+			informer, err := informerOf(factory, gvr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			factory.Start(ctx)
+			return syncedChannel(b, informer), factory.Shutdown
+		}
+	}
+}
+
+// typedInformerOf returns the typed informer of Pods or ConfigMaps.
+func typedInformerOf(factory *typed.Factory, gvr schema.GroupVersionResource) (toolscache.SharedIndexInformer, error) {
+	if gvr == podsGVR {
+		return handleInformer(typed.InformerFor[*corev1.Pod](factory))
+	}
+	return handleInformer(typed.InformerFor[*corev1.ConfigMap](factory))
+}
+
+func unstructuredInformerOf(factory *typed.Factory, gvr schema.GroupVersionResource) (toolscache.SharedIndexInformer, error) {
+	return handleInformer(typed.UnstructuredFor(factory, gvr))
+}
+
+func metadataInformerOf(factory *typed.Factory, gvr schema.GroupVersionResource) (toolscache.SharedIndexInformer, error) {
+	return handleInformer(typed.MetadataFor(factory, gvr))
+}
+
+// handleInformer returns handle's informer, or err.
+func handleInformer[T generic.Object](handle generic.Handle[T], err error) (toolscache.SharedIndexInformer, error) {
+	if err != nil {
+		return nil, err
+	}
+	return handle.Informer(), nil
+}
