@@ -30,6 +30,7 @@ import (
 	"github.com/generic-informers/generic/e2e/apiserver"
 	"github.com/generic-informers/generic/e2e/internal/cluster"
 	"github.com/generic-informers/generic/typed"
+	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
 
 // readCaches are the caches the read benchmarks read: the benchmark Pods,
@@ -45,6 +46,9 @@ import (
 //     protobuf converted once, repeated strings and labels shared);
 //   - dynamic: client-go's dynamic informer (JSON, as the dynamic client
 //     decodes it), read by dynamiclister;
+//   - dropIn: the drop-in's informer (package unstructured, over client-go's
+//     dynamic client: objects as it decodes them, laid out at ingest), read
+//     by its Lister, as code moved from dynamicinformer reads it;
 //   - controllerRuntime and controllerRuntimeNoDeepCopy: controller-runtime
 //     caches, deep-copying (its default) and not (UnsafeDisableDeepCopy).
 //
@@ -61,6 +65,7 @@ import (
 // process (go test -bench .) run beside it.
 type readCaches struct {
 	typed, typedControl, unstructured, dynamic     toolscache.Indexer
+	dropIn                                         toolscache.Indexer
 	controllerRuntime, controllerRuntimeNoDeepCopy client.Reader
 }
 
@@ -141,7 +146,9 @@ func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCach
 	controlInformer := controlFactory.Core().V1().Pods().Informer()
 	dynamicFactory := dynamicinformer.NewDynamicSharedInformerFactory(dynamic.NewForConfigOrDie(config), 0)
 	dynamicInformer := dynamicFactory.ForResource(podsGVR).Informer()
-	for _, informer := range []toolscache.SharedIndexInformer{typedInformer, controlInformer, dynamicInformer} {
+	dropInFactory := genericunstructured.NewDynamicSharedInformerFactory(dynamic.NewForConfigOrDie(config), 0)
+	dropInInformer := dropInFactory.ForResource(podsGVR).Informer()
+	for _, informer := range []toolscache.SharedIndexInformer{typedInformer, controlInformer, dynamicInformer, dropInInformer} {
 		if err := informer.AddIndexers(nodeIndexers); err != nil {
 			return nil, stopped, err
 		}
@@ -152,7 +159,7 @@ func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCach
 	}
 	// The factories' Shutdown waits for their informers, which stop with
 	// ctx.
-	waits = append(waits, typedFactory.Shutdown, controlFactory.Shutdown, dynamicFactory.Shutdown, factory.Shutdown)
+	waits = append(waits, typedFactory.Shutdown, controlFactory.Shutdown, dynamicFactory.Shutdown, dropInFactory.Shutdown, factory.Shutdown)
 	unstructuredInformer, err := typed.UnstructuredFor(factory, podsGVR)
 	if err != nil {
 		return nil, stopped, err
@@ -169,6 +176,7 @@ func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCach
 		{func() { controlFactory.Start(ctx.Done()) }, controlInformer.HasSynced},
 		{func() { factory.Start(ctx) }, unstructuredInformer.HasSynced},
 		{func() { dynamicFactory.Start(ctx.Done()) }, dynamicInformer.HasSynced},
+		{func() { dropInFactory.Start(ctx.Done()) }, dropInInformer.HasSynced},
 	} {
 		fill.start()
 		if !toolscache.WaitForCacheSync(ctx.Done(), fill.hasSynced) {
@@ -177,7 +185,7 @@ func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCach
 	}
 	caches = &readCaches{
 		typed: typedInformer.GetIndexer(), typedControl: controlInformer.GetIndexer(), unstructured: unstructuredInformer.Informer().GetIndexer(),
-		dynamic: dynamicInformer.GetIndexer(),
+		dynamic: dynamicInformer.GetIndexer(), dropIn: dropInInformer.GetIndexer(),
 	}
 	for _, noDeepCopy := range []bool{false, true} {
 		reader, wait, err := startControllerRuntimeCache(ctx, config, noDeepCopy)
@@ -227,7 +235,7 @@ func startControllerRuntimeCache(ctx context.Context, config *rest.Config, noDee
 
 // check returns an error unless every cache holds the `objects` Pods.
 func (c *readCaches) check() error {
-	for name, indexer := range map[string]toolscache.Indexer{"typed": c.typed, "typedControl": c.typedControl, "unstructured": c.unstructured, "dynamic": c.dynamic} {
+	for name, indexer := range map[string]toolscache.Indexer{"typed": c.typed, "typedControl": c.typedControl, "unstructured": c.unstructured, "dynamic": c.dynamic, "dropIn": c.dropIn} {
 		if n := len(indexer.ListKeys()); n != objects {
 			return fmt.Errorf("%s cache holds %d Pods, want %d", name, n, objects)
 		}

@@ -11,7 +11,8 @@ import (
 // BenchmarkReadInterleaved times the reads of the read benchmarks, from a
 // cold and from a warm CPU cache (see runInterleaved), for generic-typed,
 // generic-unstructured and client-go's generated lister, in turn within
-// every iteration, and reports each contender's time per read as a metric
+// every iteration (and the drop-in's Lister, package unstructured, over
+// the dynamic client's objects as its ingest lays them out), and reports each contender's time per read as a metric
 // of its own ("generic-typed-ns/op", ...): issue 12's two reads with a
 // label selector (List across namespaces, Namespace(ns).List), and Get and
 // ByIndex, each read a batch of them (getsPerRead, nodesPerRead) so that the
@@ -32,10 +33,12 @@ func BenchmarkReadInterleaved(b *testing.B) {
 	caches := sharedReadCaches(b)
 	genericTyped, genericUnstructured := typedLister(caches.typed), unstructuredLister(caches.unstructured)
 	generated := podLister(caches.typedControl)
+	dropIn := dropInLister(caches.dropIn)
 	selector := labels.SelectorFromSet(labels.Set{"app": "app-3"})
 	readers := []reader{
 		genericTypedReader(genericTyped), genericUnstructuredReader(genericUnstructured),
 		clientGoReader("client-go", generated, caches.typedControl),
+		dropInReader(dropIn),
 	}
 	reads := []struct {
 		name       string
@@ -45,6 +48,7 @@ func BenchmarkReadInterleaved(b *testing.B) {
 			{"generic-typed", func(int) int { return count(genericTyped.List(selector)) }},
 			{"generic-unstructured", func(int) int { return count(genericUnstructured.List(selector)) }},
 			{"client-go", func(int) int { return count(generated.List(selector)) }},
+			{"generic-unstructured-dropin", func(int) int { return count(dropIn.List(selector)) }},
 		}},
 		{"NamespaceList", eachReader(readers, func(r reader, i int) int { return r.namespaceList(namespaceOf(i), selector) })},
 		{"Get", eachReader(readers, getBatch(podKeys()))},

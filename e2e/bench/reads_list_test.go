@@ -17,6 +17,7 @@ func BenchmarkReadList(b *testing.B) {
 	caches := sharedReadCaches(b)
 	genericTyped, genericUnstructured := typedLister(caches.typed), unstructuredLister(caches.unstructured)
 	generated, dynamic := podLister(caches.typed), dynamicLister(caches.dynamic)
+	dropIn := dropInLister(caches.dropIn)
 	contenders := []struct {
 		name string
 		list func(labels.Selector) int
@@ -25,6 +26,7 @@ func BenchmarkReadList(b *testing.B) {
 		{"generic-unstructured", func(s labels.Selector) int { return count(genericUnstructured.List(s)) }},
 		{"client-go", func(s labels.Selector) int { return count(generated.List(s)) }},
 		{"client-go-dynamiclister", func(s labels.Selector) int { return count(dynamic.List(s)) }},
+		{"generic-unstructured-dropin", func(s labels.Selector) int { return count(dropIn.List(s)) }},
 	}
 	selector := labels.SelectorFromSet(labels.Set{"app": "app-3"})
 	want := count(genericTyped.List(selector))

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/generic-informers/generic"
+	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
 
 // reader is one contender of the read benchmarks: the three reads, each
@@ -54,6 +55,7 @@ func newReaders(b *testing.B) []reader {
 		genericTypedReader(typedLister(caches.typed)), genericUnstructuredReader(unstructuredLister(caches.unstructured)),
 		clientGoReader("client-go", podLister(caches.typed), caches.typed), clientGoInPlaceReader(caches.typed),
 		dynamicListerReader(dynamicLister(caches.dynamic), caches.dynamic),
+		dropInReader(dropInLister(caches.dropIn)),
 		controllerRuntimeReader("controller-runtime", caches.controllerRuntime),
 		controllerRuntimeReader("controller-runtime-nodeepcopy", caches.controllerRuntimeNoDeepCopy),
 	}
@@ -83,6 +85,19 @@ func podLister(indexer toolscache.Indexer) listersv1.PodLister {
 //go:noinline
 func dynamicLister(indexer toolscache.Indexer) dynamiclister.Lister {
 	return dynamiclister.New(indexer, podsGVR)
+}
+
+//go:noinline
+func dropInLister(indexer toolscache.Indexer) genericunstructured.Lister {
+	return genericunstructured.New(indexer, podsGVR)
+}
+
+// dropInReader reads the drop-in's cache by its Lister, as code moved from
+// dynamiclister does (its ByIndex through the generic Lister it is).
+func dropInReader(l genericunstructured.Lister) reader {
+	r := genericUnstructuredReader(l.(generic.Lister[*unstructured.Unstructured]))
+	r.name = "generic-unstructured-dropin"
+	return r
 }
 
 func genericTypedReader(l generic.Lister[*corev1.Pod]) reader {
