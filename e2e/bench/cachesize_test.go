@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/typed"
+	genericunstructured "github.com/generic-informers/generic/unstructured"
 )
 
 // BenchmarkCacheSize measures how much live heap an informer's synced
@@ -36,7 +39,8 @@ import (
 // The contenders: client-go's generated typed informer; this library's
 // typed informer, sharing what repeats across objects at decode (the
 // default) and not (typed.Clients.NoSharing); its unstructured informer
-// (typed.UnstructuredFor) and its metadata-only one (typed.MetadataFor).
+// (typed.UnstructuredFor) and its metadata-only one (typed.MetadataFor);
+// client-go's dynamicinformer and this library's drop-in for it.
 func BenchmarkCacheSize(b *testing.B) {
 	config := realisticServer(b)
 	for _, set := range []struct {
@@ -70,6 +74,34 @@ var cacheSizeContenders = []struct {
 	{"generic-typed-nosharing", genericSelectedSyncer(true, typedInformerOf)},
 	{"generic-unstructured", genericSelectedSyncer(false, unstructuredInformerOf)},
 	{"generic-metadata", genericSelectedSyncer(false, metadataInformerOf)},
+	{"client-go-dynamic", dynamicSelectedSyncer(false)},
+	{"generic-unstructured-dropin", dynamicSelectedSyncer(true)},
+}
+
+// dynamicSelectedSyncer syncs client-go's dynamicinformer of gvr, or with
+// dropIn this library's drop-in for it (package unstructured), both over
+// client-go's dynamic client: objects as it decodes them (JSON).
+func dynamicSelectedSyncer(dropIn bool) func(selector string) syncer {
+	return func(selector string) syncer {
+		return func(b *testing.B, ctx context.Context, config *rest.Config, gvr schema.GroupVersionResource) (<-chan struct{}, func()) {
+			client := dynamic.NewForConfigOrDie(config)
+			tweak := func(o *metav1.ListOptions) { o.LabelSelector = selector }
+			var factory interface {
+				ForResource(schema.GroupVersionResource) informers.GenericInformer
+				Start(<-chan struct{})
+				Shutdown()
+			}
+			if dropIn {
+				factory = genericunstructured.NewFilteredDynamicSharedInformerFactory(client, 0, metav1.NamespaceAll, tweak)
+			} else {
+				factory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, metav1.NamespaceAll, tweak)
+			}
+			synced := syncedChannel(b, factory.ForResource(gvr).Informer())
+			runCtx, cancel := context.WithCancel(ctx)
+			factory.Start(runCtx.Done())
+			return synced, func() { cancel(); factory.Shutdown() }
+		}
+	}
 }
 
 // measureCacheSize measures contender in a child process at every op, and
