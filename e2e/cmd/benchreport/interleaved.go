@@ -92,13 +92,14 @@ func (r pairedRatio) verdict(limit float64) string {
 }
 
 // interleavedTable writes BenchmarkReadInterleaved's table (see
-// pairedTable), the control client-go's generated lister.
+// pairedTable), the control client-go's generated lister, with the
+// drop-in's columns where it was measured.
 func (r *report) interleavedTable(b *bytes.Buffer) {
 	var rows []pairedRow
 	for _, read := range interleavedReads {
 		rows = append(rows, pairedRow{cells: []string{read.read, read.cpuCache}, bench: interleavedName(read.read, read.cpuCache)})
 	}
-	pairedTable(b, r.results["reads"], []string{"read", "CPU cache"}, rows, "client-go")
+	pairedTable(b, r.results["reads"], []string{"read", "CPU cache"}, rows, "client-go", "generic-unstructured-dropin")
 }
 
 // syncInterleavedTable writes BenchmarkSyncInterleaved's table (see
@@ -122,8 +123,10 @@ type pairedRow struct {
 // each contender's median time, generic-unstructured's paired ratio to
 // generic-typed, and the control's (control to generic-typed: two typed
 // contenders, near 1 if the measurement holds). A row not measured is left
-// out.
-func pairedTable(b *bytes.Buffer, results []result, header []string, rows []pairedRow, control string) {
+// out. Each of extras measured in some row adds two columns, its median
+// time and its paired ratio to generic-typed ("—" in a row without it).
+func pairedTable(b *bytes.Buffer, results []result, header []string, rows []pairedRow, control string, extras ...string) {
+	extras = measuredIn(results, rows, extras)
 	var body bytes.Buffer
 	for _, row := range rows {
 		unstructured := pairedRatioOf(results, row.bench, "generic-unstructured", "generic-typed")
@@ -131,19 +134,49 @@ func pairedTable(b *bytes.Buffer, results []result, header []string, rows []pair
 		if unstructured.runs == 0 || controlRatio.runs == 0 {
 			continue
 		}
-		fmt.Fprintf(&body, "| %s | %s | %s | %s | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) |\n", strings.Join(row.cells, " | "),
-			duration(unstructured.b), duration(unstructured.a), duration(controlRatio.a),
-			unstructured.value, unstructured.min, unstructured.max, controlRatio.value, controlRatio.min, controlRatio.max)
+		fmt.Fprintf(&body, "| %s | %s | %s | %s | %s | %s |", strings.Join(row.cells, " | "),
+			duration(unstructured.b), duration(unstructured.a), duration(controlRatio.a), unstructured.cell(), controlRatio.cell())
+		for _, extra := range extras {
+			if p := pairedRatioOf(results, row.bench, extra, "generic-typed"); p.runs > 0 {
+				fmt.Fprintf(&body, " %s | %s |", duration(p.a), p.cell())
+			} else {
+				body.WriteString(" — | — |")
+			}
+		}
+		body.WriteString("\n")
 	}
 	if body.Len() == 0 {
 		b.WriteString("Not measured in this run.\n\n")
 		return
 	}
-	fmt.Fprintf(b, "| %s | generic-typed | generic-unstructured | %s | unstructured / typed (range) | control: %s / typed (range) |\n",
+	fmt.Fprintf(b, "| %s | generic-typed | generic-unstructured | %s | unstructured / typed (range) | control: %s / typed (range) |",
 		strings.Join(header, " | "), control, control)
-	b.WriteString("|" + strings.Repeat("---|", len(header)) + strings.Repeat("---:|", 5) + "\n")
+	for _, extra := range extras {
+		fmt.Fprintf(b, " %s | %s / typed (range) |", extra, extra)
+	}
+	b.WriteString("\n|" + strings.Repeat("---|", len(header)) + strings.Repeat("---:|", 5+2*len(extras)) + "\n")
 	b.Write(body.Bytes())
 	b.WriteString("\n")
+}
+
+// measuredIn returns those of contenders with a paired ratio to
+// generic-typed in some row.
+func measuredIn(results []result, rows []pairedRow, contenders []string) []string {
+	var measured []string
+	for _, c := range contenders {
+		for _, row := range rows {
+			if pairedRatioOf(results, row.bench, c, "generic-typed").runs > 0 {
+				measured = append(measured, c)
+				break
+			}
+		}
+	}
+	return measured
+}
+
+// cell writes r as a table's cell: the median ratio, and the range.
+func (r pairedRatio) cell() string {
+	return fmt.Sprintf("%.2f× (%.2f–%.2f)", r.value, r.min, r.max)
 }
 
 // isInterleaved reports whether bench is one of BenchmarkReadInterleaved's.

@@ -10,8 +10,9 @@
 //
 // -objects sets the size (default 10000) and -count the runs of each
 // benchmark (default 6; benchstat needs at least 6 for a confidence
-// interval); -scaling the sizes of the scaling run (default
-// 1000,10000,100000; "" for none).
+// interval; BenchmarkCacheSize runs at most cacheSizeMaxCount times);
+// -scaling the sizes of the scaling run (default 1000,10000,100000; ""
+// for none).
 package main
 
 import (
@@ -55,6 +56,9 @@ var groups = []group{
 	{name: "readyourwrites", pattern: "^BenchmarkWaitForWrite$", benchtime: "1000x"},
 	{name: "metrics", pattern: "^BenchmarkIngestMetrics$", benchtime: "3x"},
 	{name: "reconcile", pattern: "^BenchmarkReconcile$", benchtime: "3x"},
+	// One op is one child process per contender and resource; a run takes
+	// about 10 minutes at 10,000 objects.
+	{name: "cachesize", pattern: "^BenchmarkCacheSize$", benchtime: "1x", maxCount: cacheSizeMaxCount},
 }
 
 // parseSizes reads -scaling.
@@ -82,8 +86,9 @@ func run(objects, count int, sizes []int, out string) error {
 	results := map[string][]result{}
 	stats := map[string]string{}
 	for _, g := range groups {
-		fmt.Fprintf(os.Stderr, "benchreport: running %s (%s, -count %d, %d objects)\n", g.name, g.pattern, count, objects)
-		output, err := g.run(objects, count)
+		n := g.count(count)
+		fmt.Fprintf(os.Stderr, "benchreport: running %s (%s, -count %d, %d objects)\n", g.name, g.pattern, n, objects)
+		output, err := g.run(objects, n)
 		if err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ func (r *report) markdown() ([]byte, error) {
 	w("%s\n", machine())
 	w("## Targets\n\n%s\n", r.targets())
 	w("## Reads from the cache\n\n")
-	w("%d Pods in 100 namespaces, listed from an embedded kube-apiserver into informer caches with a namespace index and a node index, each by the informer its readers' users have: client-go's typed informer (protobuf) for `generic-typed` and the generated listers, `typed.UnstructuredFor` for `generic-unstructured`, client-go's dynamic informer for dynamiclister, controller-runtime's cache for controller-runtime. The caches are filled once per process; then the informers, the API server and its etcd are stopped and their garbage collected, and only then are the reads measured. ", r.objects)
+	w("%d Pods in 100 namespaces, listed from an embedded kube-apiserver into informer caches with a namespace index and a node index, each by the informer its readers' users have: client-go's typed informer (protobuf) for `generic-typed` and the generated listers, `typed.UnstructuredFor` for `generic-unstructured`, client-go's dynamic informer for dynamiclister, this library's drop-in for it (package `unstructured`, over the dynamic client's objects as its ingest lays them out) for `generic-unstructured-dropin`, controller-runtime's cache for controller-runtime. The caches are filled once per process; then the informers, the API server and its etcd are stopped and their garbage collected, and only then are the reads measured. ", r.objects)
 	w("Listers are obtained as a controller obtains them, through an interface (an informer's `Lister()`); `client-go-inplace` is client-go's best case, a generated lister made where it is read, which lets the compiler devirtualize its calls. controller-runtime reads through its cache's `client.Reader`: by default it deep-copies each object; `-nodeepcopy` is `UnsafeDisableDeepCopy`. The generated listers and dynamiclister have no ByIndex: their rows use the indexer and a type assertion per object, as their users write it.\n\n")
 	for _, bench := range benches(r.results["reads"]) {
 		if isInterleaved(bench) {
@@ -41,7 +41,7 @@ func (r *report) markdown() ([]byte, error) {
 	if typedList := samples(r.results["reads"], "ReadList", "generic-typed", "ns/op"); len(typedList) > 0 {
 		w("The tables above run one contender after another, and what one memory-bound read costs changes from run to run: in this run, generic-typed's List took %s to %s. ", duration(slices.Min(typedList)), duration(slices.Max(typedList)))
 	}
-	w("`BenchmarkReadInterleaved` runs three contenders in turn within every iteration (starting with a different one each time), each over a cache of its own (client-go over a second typed cache, filled as generic-typed's is), and reports each one's time: the contenders read under the same conditions. Cold: between two reads of one contender come reads of the others, which push its objects out of the CPU's caches in part or in whole, as a controller's other work does between reconciles. Warm: each timed read follows the same read, untimed. A read of Get is a batch of Gets, and one of ByIndex the Pods of a batch of nodes (their sizes are in BenchmarkReadInterleaved), so that the clock's own cost is small beside what it times; the times are per read. The ratios are medians of the ratios within each run, with the range over the runs; the control, two listers of typed objects, should be near 1 for List and Namespace(ns).List, where the two do the same work; for Get and ByIndex, client-go's reads make one allocation more each than generic-typed's (see the tables above), and the control is above 1. Issue 12's time targets are judged here, and so are the targets against client-go's generated lister (the control, inverted).\n\n")
+	w("`BenchmarkReadInterleaved` runs its contenders in turn within every iteration (starting with a different one each time), each over a cache of its own (client-go over a second typed cache, filled as generic-typed's is), and reports each one's time: the contenders read under the same conditions. They are generic-typed, generic-unstructured, client-go's generated lister and the drop-in's Lister (`generic-unstructured-dropin`, package `unstructured`, over the dynamic client's objects as its ingest lays them out). Cold: between two reads of one contender come reads of the others, which push its objects out of the CPU's caches in part or in whole, as a controller's other work does between reconciles. Warm: each timed read follows the same read, untimed. A read of Get is a batch of Gets, and one of ByIndex the Pods of a batch of nodes (their sizes are in BenchmarkReadInterleaved), so that the clock's own cost is small beside what it times; the times are per read. The ratios are medians of the ratios within each run, with the range over the runs; the control, two listers of typed objects, should be near 1 for List and Namespace(ns).List, where the two do the same work; for Get and ByIndex, client-go's reads make one allocation more each than generic-typed's (see the tables above), and the control is above 1. Issue 12's time targets are judged here, and so are the targets against client-go's generated lister (the control, inverted) and the drop-in's against generic-typed.\n\n")
 	r.interleavedTable(&b)
 	w("## Ingest\n\n")
 	w("%d watch events (%d adds, then updates) from a fake watch through an informer to a handler that counts them; one op is all of them. `generic` is `Informer[*corev1.Pod]` with a typed handler, `client-go` a `SharedIndexInformer` with a plain handler.\n\n", 10*r.objects, r.objects)
@@ -62,6 +62,7 @@ func (r *report) markdown() ([]byte, error) {
 	w("## Memory per cached object\n\n")
 	r.memoryTable(&b)
 	w("![Memory per cached object](benchmarks/memory.png)\n\n")
+	r.cacheSizeSection(w, &b)
 	r.scalingSection(w, &b)
 	r.scaleOutSections(w, &b)
 	r.reconcileSection(w, &b)
@@ -79,7 +80,7 @@ func (r *report) readTable(b *bytes.Buffer, bench string) {
 	for _, c := range contenders(results) {
 		ns, ok := median(results, bench, c, "ns/op")
 		if !ok {
-			continue // not a contender of this read (ReadList has four)
+			continue // not a contender of this read (ReadList has five)
 		}
 		bytesOp, _ := median(results, bench, c, "B/op")
 		allocs, _ := median(results, bench, c, "allocs/op")

@@ -11,8 +11,21 @@ import (
 // group is one `go test -bench` run of e2e/bench.
 type group struct {
 	name, pattern, benchtime string
+	// maxCount, if not 0, caps the group's -count: for a benchmark too
+	// long to run as many times as the others.
+	maxCount int
 }
 
+// count is the group's -count where the report's is count.
+func (g group) count(count int) int {
+	if g.maxCount > 0 {
+		return min(count, g.maxCount)
+	}
+	return count
+}
+
+// run runs the group's benchmarks count times (the caller passes
+// g.count's) at objects objects and returns their output.
 func (g group) run(objects, count int) ([]byte, error) {
 	cmd := exec.Command("go", "test", "./bench", "-run", "^$", "-bench", g.pattern,
 		"-benchtime", g.benchtime, "-count", strconv.Itoa(count), "-benchmem", "-timeout", "60m")

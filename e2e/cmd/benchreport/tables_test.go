@@ -74,13 +74,18 @@ func tableRows(s string) []string {
 
 // TestInterleavedTableRows renders BenchmarkReadInterleaved's table from
 // made-up runs in testdata/: a row for every read and CPU cache state
-// measured, Get and ByIndex included, and none for those that were not.
+// measured, Get and ByIndex included, and none for those that were not;
+// the drop-in's columns where it was measured.
 func TestInterleavedTableRows(t *testing.T) {
+	const (
+		header       = "| read | CPU cache | generic-typed | generic-unstructured | client-go | unstructured / typed (range) | control: client-go / typed (range) |\n|---|---|---:|---:|---:|---:|---:|\n"
+		dropInHeader = "| read | CPU cache | generic-typed | generic-unstructured | client-go | unstructured / typed (range) | control: client-go / typed (range) | generic-unstructured-dropin | generic-unstructured-dropin / typed (range) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+	)
 	tests := []struct {
-		file string
-		want []string
+		file, header string
+		want         []string
 	}{
-		{"older_targets.txt", []string{
+		{"older_targets.txt", header, []string{
 			"| List | cold | 1.0 ms | 1.2 ms | 1.0 ms | 1.20× (1.18–1.21) | 1.00× (0.98–1.01) |",
 			"| List | warm | 1.0 ms | 1.2 ms | 1.0 ms | 1.20× (1.09–1.20) | 1.00× (0.91–1.00) |",
 			"| NamespaceList | cold | 10.00 µs | 16.00 µs | 10.00 µs | 1.60× (1.60–1.60) | 1.00× (1.00–1.00) |",
@@ -88,9 +93,19 @@ func TestInterleavedTableRows(t *testing.T) {
 			"| ByIndex | cold | 10.10 µs | 10.00 µs | 10.00 µs | 0.99× (0.98–1.00) | 0.99× (0.98–1.00) |",
 			"| ByIndex | warm | 9.50 µs | 11.00 µs | 10.00 µs | 1.16× (1.11–1.20) | 1.06× (1.00–1.11) |",
 		}},
-		{"get_interleaved.txt", []string{
+		{"get_interleaved.txt", header, []string{
 			"| Get | cold | 19.00 µs | 19.00 µs | 21.00 µs | 1.00× (1.00–1.00) | 1.11× (1.10–1.11) |",
 			"| Get | warm | 11.00 µs | 11.50 µs | 12.00 µs | 1.05× (1.00–1.10) | 1.10× (1.00–1.20) |",
+		}},
+		// A fourth contender, the drop-in: two columns more, its time and
+		// its ratio to typed's, blank in a row without it; the other
+		// columns as without it.
+		{"dropin_interleaved.txt", dropInHeader, []string{
+			"| List | cold | 1.0 ms | 1.7 ms | 1.0 ms | 1.70× (1.60–1.80) | 1.00× (1.00–1.10) | 1.1 ms | 1.10× (1.00–1.20) |",
+			"| List | warm | 1.0 ms | 1.3 ms | 1.0 ms | 1.30× (1.20–1.40) | 1.00× (1.00–1.00) | 1.3 ms | 1.30× (1.20–1.60) |",
+			"| NamespaceList | cold | 10.00 µs | 13.00 µs | 10.00 µs | 1.30× (1.20–1.40) | 1.00× (1.00–1.00) | 16.00 µs | 1.60× (1.40–1.70) |",
+			"| NamespaceList | warm | 10.00 µs | 13.00 µs | 10.00 µs | 1.30× (1.20–1.40) | 1.00× (1.00–1.00) | 17.00 µs | 1.70× (1.60–1.80) |",
+			"| ByIndex | cold | 10.00 µs | 11.00 µs | 10.00 µs | 1.10× (1.10–1.10) | 1.00× (1.00–1.00) | — | — |",
 		}},
 	}
 	for _, tc := range tests {
@@ -100,6 +115,9 @@ func TestInterleavedTableRows(t *testing.T) {
 			r.interleavedTable(&b)
 			if diff := cmp.Diff(tc.want, tableRows(b.String())); diff != "" {
 				t.Errorf("interleaved rows (-want +got):\n%s", diff)
+			}
+			if !strings.HasPrefix(b.String(), tc.header) {
+				t.Errorf("interleaved table's header: got\n%s\nwant\n%s", b.String(), tc.header)
 			}
 		})
 	}

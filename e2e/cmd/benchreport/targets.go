@@ -154,7 +154,9 @@ func (r *report) targetList() []target {
 		})
 	}
 	ts = append(ts, r.reconcileTarget())
-	return append(ts, r.unstructuredTargets()...)
+	ts = append(ts, r.unstructuredTargets()...)
+	ts = append(ts, r.dropInReadTargets()...)
+	return append(ts, r.cacheSizeTargets()...)
 }
 
 // targets renders targetList as the report's table.
@@ -162,7 +164,7 @@ func (r *report) targets() string {
 	ts := r.targetList()
 	var b bytes.Buffer
 	b.WriteString("p is the p-value of benchstat's test that the two samples are alike; a difference with p ≥ 0.05 is noise. ")
-	b.WriteString("Where the contenders of a target also ran interleaved (in turn within every iteration, under the same conditions; see the interleaved sections), the target is judged on those runs: the median of the ratios within each run, met if it is within the limit, missed if every run's ratio is over it, inconclusive otherwise.\n\n")
+	b.WriteString("Where the contenders of a target also ran interleaved (in turn within every iteration, under the same conditions; see the interleaved sections), the target is judged on those runs: the median of the ratios within each run, met if it is within the limit, missed if every run's ratio is over it, inconclusive otherwise. The cache-size targets, where their runs are too few for the test to tell two samples apart (fewer than 4 each), are judged on the ratio of the medians alone (see Cache size).\n\n")
 	b.WriteString("| target | measured | verdict |\n|---|---|---|\n")
 	for _, t := range ts {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.name, t.measured, t.verdict)

@@ -72,18 +72,38 @@ func (r *report) unstructuredTargets() []target {
 	return ts
 }
 
-// measuredRatio is a's median over b's, with both and the p-value.
+// dropInReadTargets are the drop-in's read targets: its Lister (package
+// unstructured, over the dynamic client's objects as its ingest lays them
+// out) against generic-typed's, in time only, judged on
+// BenchmarkReadInterleaved's paired ratios, cold and warm, as issue 12's
+// read times are.
+func (r *report) dropInReadTargets() []target {
+	var ts []target
+	for _, read := range []string{"List", "NamespaceList"} {
+		cold := pairedRatioOf(r.results["reads"], interleavedName(read, "cold"), "generic-unstructured-dropin", "generic-typed")
+		warm := pairedRatioOf(r.results["reads"], interleavedName(read, "warm"), "generic-unstructured-dropin", "generic-typed")
+		ts = append(ts, target{
+			name:     fmt.Sprintf("Read%s with a label selector: drop-in (unstructured over the dynamic client's objects) ≤ 1.5× typed's time (interleaved, CPU cache cold and warm)", read),
+			measured: fmt.Sprintf("cold %s; warm %s", cold, warm),
+			verdict:  worst(cold.verdict(1.5), warm.verdict(1.5)),
+		})
+	}
+	return ts
+}
+
+// measuredRatio is a's median over b's, with both, the p-value and the
+// fewer of the two's runs.
 type measuredRatio struct {
 	value, a, b, p float64
 	unit           string
+	runs           int
 }
 
 func ratioOf(results []result, bench, a, b, unit string) measuredRatio {
-	ma, _ := median(results, bench, a, unit)
-	mb, _ := median(results, bench, b, unit)
-	r := measuredRatio{a: ma, b: mb, unit: unit, p: pValue(samples(results, bench, a, unit), samples(results, bench, b, unit))}
-	if mb > 0 {
-		r.value = ma / mb
+	sa, sb := samples(results, bench, a, unit), samples(results, bench, b, unit)
+	r := measuredRatio{a: medianOf(sa), b: medianOf(sb), unit: unit, p: pValue(sa, sb), runs: min(len(sa), len(sb))}
+	if r.b > 0 {
+		r.value = r.a / r.b
 	}
 	return r
 }
@@ -105,16 +125,18 @@ func (r measuredRatio) verdict(limit float64) string {
 }
 
 func (r measuredRatio) String() string {
-	format := func(v float64) string {
-		switch r.unit {
-		case "ns/op":
-			return duration(v)
-		case "B/object":
-			return size(v)
-		}
-		return fmt.Sprintf("%.0f", v)
+	return fmt.Sprintf("%.2f× (%s vs %s; p=%.3f)", r.value, r.format(r.a), r.format(r.b), r.p)
+}
+
+// format writes v, a median of r's unit.
+func (r measuredRatio) format(v float64) string {
+	switch r.unit {
+	case "ns/op", "alone-ns/op":
+		return duration(v)
+	case "B/object":
+		return size(v)
 	}
-	return fmt.Sprintf("%.2f× (%s vs %s; p=%.3f)", r.value, format(r.a), format(r.b), r.p)
+	return fmt.Sprintf("%.0f", v)
 }
 
 // readVerdict combines a read target's verdicts: the times cold and warm
