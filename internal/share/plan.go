@@ -117,6 +117,12 @@ func walkerOf(t reflect.Type) walker {
 	case reflect.Map:
 		return mapWalker(t)
 	case reflect.Interface:
+		if t != reflect.TypeFor[runtime.Object]() {
+			// Any other interface (an error, a reflect.Type) may hold
+			// what is not the decoder's to change, read-only memory
+			// included.
+			return nil
+		}
 		return interfaceWalker(t)
 	}
 	return nil
@@ -219,8 +225,8 @@ func mapWalker(t reflect.Type) walker {
 	return nil
 }
 
-// interfaceWalker walks the value in an interface of type t (a list's
-// runtime.Object items) by the plan of its dynamic type, if a pointer.
+// interfaceWalker walks the value in a runtime.Object interface of type t
+// (a list's items) by the plan of its dynamic type, if a pointer.
 func interfaceWalker(t reflect.Type) walker {
 	return func(s *Sharer, p unsafe.Pointer) {
 		v := reflect.NewAt(t, p).Elem()
@@ -231,8 +237,8 @@ func interfaceWalker(t reflect.Type) walker {
 		if e.Kind() != reflect.Pointer || e.IsNil() {
 			return
 		}
-		if plan := planOf(e.Type()); plan.walk != nil {
-			plan.walk(s, e.UnsafePointer())
+		if plan := planOf(e.Type().Elem()); plan.walk != nil {
+			plan.walk(s, e.UnsafePointer()) // what the pointer points to
 		}
 	}
 }

@@ -96,6 +96,17 @@ type node struct {
 	Ignored  map[string]node
 }
 
+// undecodable is shaped as generic.Undecodable, which a typed list holds in
+// the place of an item that did not decode: an error in an interface.
+type undecodable struct {
+	metav1.TypeMeta
+	Name string
+	Raw  []byte
+	Err  error
+}
+
+func (u *undecodable) DeepCopyObject() runtime.Object { c := *u; return &c }
+
 // TestObjectKeepsObjectsEqual walks objects made and decoded alike and
 // requires each to be equal (cmp.Diff and reflect.DeepEqual) to the same
 // object decoded and not walked, with sharing of maps on and off.
@@ -135,7 +146,9 @@ func TestObjectKeepsObjectsEqual(t *testing.T) {
 		{"a list of runtime.Objects", func(t *testing.T) []any {
 			list := &metainternalversion.List{}
 			for i := range 3 {
-				list.Items = append(list.Items, decoded(t, replica(fixture, i), newPod))
+				pod := decoded(t, replica(fixture, i), newPod)
+				pod.APIVersion, pod.Kind = "v1", "Pod" // as items of a list decoded per item have
+				list.Items = append(list.Items, pod)
 			}
 			list.Items = append(list.Items, nil)
 			return []any{list}
@@ -164,6 +177,13 @@ func TestObjectKeepsObjectsEqual(t *testing.T) {
 		{"empty and nil objects", func(t *testing.T) []any {
 			return []any{&corev1.Pod{}, (*corev1.Pod)(nil), nil, corev1.Pod{}, &corev1.PodList{}}
 		}},
+		{"an error holding a reflect.Type, as a list's undecodable item does", func(t *testing.T) []any {
+			var out []any
+			for range 3 {
+				out = append(out, &undecodable{Name: "broken", Err: &json.UnmarshalTypeError{Value: "string", Type: reflect.TypeFor[int32](), Field: "spec.size"}})
+			}
+			return []any{&metainternalversion.List{Items: []runtime.Object{out[0].(*undecodable), out[1].(*undecodable)}}, out[2]}
+		}},
 		{"a recursive type", func(t *testing.T) []any {
 			var out []any
 			for range 3 {
@@ -182,7 +202,7 @@ func TestObjectKeepsObjectsEqual(t *testing.T) {
 				for _, obj := range got {
 					s.Object(obj)
 				}
-				if diff := cmp.Diff(want, got, cmp.AllowUnexported(node{})); diff != "" {
+				if diff := cmp.Diff(want, got, cmp.AllowUnexported(node{}), cmp.Comparer(func(a, b reflect.Type) bool { return a == b })); diff != "" {
 					t.Errorf("walked objects differ (-want +got):\n%s", diff)
 				}
 				if !reflect.DeepEqual(want, got) {
