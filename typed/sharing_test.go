@@ -3,6 +3,8 @@ package typed_test
 import (
 	"net/http/httptest"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,18 +32,7 @@ import (
 func TestTypedObjectsShareMaps(t *testing.T) {
 	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
 	scheme := widget.NewScheme()
-	objs, err := fixtures.Load("../testdata/pods.yaml")
-	check(t, err)
-	typedObjs, err := fixtures.Typed(scheme, objs)
-	check(t, err)
-	podList := &corev1.PodList{}
-	for _, obj := range typedObjs {
-		podList.Items = append(podList.Items, *obj.(*corev1.Pod))
-	}
-	podList.ResourceVersion = "10"
-	server := &listServer{t: t, codecs: serializer.NewCodecFactory(scheme), served: map[string]string{},
-		lists: map[string]runtime.Object{"/api/v1/pods": podList}}
-	httpServer := httptest.NewServer(server)
+	httpServer := podsServer(t, scheme)
 	defer httpServer.Close()
 
 	// markOwn writes each object's name into its own labels, in place.
@@ -97,7 +88,9 @@ func TestTypedObjectsShareMaps(t *testing.T) {
 			if c.transform != nil {
 				return
 			}
-			sortByKey(list)
+			slices.SortFunc(list, func(a, b *corev1.Pod) int {
+				return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+			})
 			if reference == nil {
 				reference = list
 			} else if diff := cmp.Diff(reference, list); diff != "" {
@@ -107,12 +100,19 @@ func TestTypedObjectsShareMaps(t *testing.T) {
 	}
 }
 
-func sortByKey(pods []*corev1.Pod) {
-	for i := range pods {
-		for j := i + 1; j < len(pods); j++ {
-			if pods[j].Namespace+"/"+pods[j].Name < pods[i].Namespace+"/"+pods[i].Name {
-				pods[i], pods[j] = pods[j], pods[i]
-			}
-		}
+// podsServer serves the Pods of testdata/pods.yaml (three of them
+// labelled app=web) as a listServer: protobuf to a client that asks for it.
+func podsServer(t *testing.T, scheme *runtime.Scheme) *httptest.Server {
+	t.Helper()
+	objs, err := fixtures.Load("../testdata/pods.yaml")
+	check(t, err)
+	typedObjs, err := fixtures.Typed(scheme, objs)
+	check(t, err)
+	podList := &corev1.PodList{}
+	for _, obj := range typedObjs {
+		podList.Items = append(podList.Items, *obj.(*corev1.Pod))
 	}
+	podList.ResourceVersion = "10"
+	return httptest.NewServer(&listServer{t: t, codecs: serializer.NewCodecFactory(scheme), served: map[string]string{},
+		lists: map[string]runtime.Object{"/api/v1/pods": podList}})
 }

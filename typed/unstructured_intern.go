@@ -9,6 +9,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/generic-informers/generic/internal/objectedit"
+	"github.com/generic-informers/generic/internal/share"
 )
 
 // Bounds of an interner: a table that reaches its bound is emptied and
@@ -226,7 +227,7 @@ func (w walk) sharedTree(table map[string]map[string]any, max int, tree map[stri
 	}
 	k := string(key) // before w.value: key is valid until the next treeKeys.of
 	tree = w.value(tree).(map[string]any)
-	putBounded(table, max, k, tree)
+	share.PutBounded(table, max, k, tree)
 	return tree
 }
 
@@ -327,7 +328,7 @@ func (w walk) fieldSetOf(raw []byte) (any, bool) {
 	}
 	interned := w.value(tree).(map[string]any) // w.value returns a map for a map
 	if w.in.shareTrees {
-		putBounded(w.in.fieldSets, w.in.maxFieldSets, string(raw), interned)
+		share.PutBounded(w.in.fieldSets, w.in.maxFieldSets, string(raw), interned)
 	}
 	return interned, true
 }
@@ -373,7 +374,7 @@ func (in *interner) boxed(s string, boxedS any) any {
 		if c, ok := candidate.(string); ok && c == s {
 			shared := candidate
 			pair[i] = nil
-			putBounded(in.strings, in.maxStrings, s, shared)
+			share.PutBounded(in.strings, in.maxStrings, s, shared)
 			return shared
 		}
 	}
@@ -406,15 +407,6 @@ func pairOf(s string) int {
 	h *= 0xc4ceb9fe1a85ec53
 	h ^= h >> 33
 	return int(h>>(64-candidatePairBits)) * 2
-}
-
-// putBounded sets table[key], first emptying the table if it holds max
-// entries: the bound of every table of the interner.
-func putBounded[V any](table map[string]V, max int, key string, value V) {
-	if len(table) >= max {
-		clear(table)
-	}
-	table[key] = value
 }
 
 // isTimestamp reports whether s has the shape of a metav1.Time

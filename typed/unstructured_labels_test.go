@@ -1,7 +1,6 @@
 package typed_test
 
 import (
-	"net/http/httptest"
 	"reflect"
 	"testing"
 
@@ -9,14 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/rest"
 
 	"github.com/generic-informers/generic"
-	"github.com/generic-informers/generic/internal/fixtures"
 	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/typed"
 )
@@ -56,18 +52,7 @@ func TestUnstructuredForSharesLabelsButNotWithATransform(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			scheme := widget.NewScheme()
-			objs, err := fixtures.Load("../testdata/pods.yaml")
-			check(t, err)
-			typedObjs, err := fixtures.Typed(scheme, objs)
-			check(t, err)
-			podList := &corev1.PodList{}
-			for _, obj := range typedObjs {
-				podList.Items = append(podList.Items, *obj.(*corev1.Pod))
-			}
-			podList.ResourceVersion = "10"
-			server := &listServer{t: t, codecs: serializer.NewCodecFactory(scheme), served: map[string]string{},
-				lists: map[string]runtime.Object{"/api/v1/pods": podList}}
-			httpServer := httptest.NewServer(server)
+			httpServer := podsServer(t, scheme)
 			defer httpServer.Close()
 			factory, err := typed.NewFactoryForClients(typed.Clients{Config: &rest.Config{Host: httpServer.URL}, RESTMapper: newMapper()}, scheme)
 			check(t, err)

@@ -34,23 +34,9 @@ func LayOutForReads(u *unstructured.Unstructured) {
 	if !ok {
 		return
 	}
-	ownMetadata := make(map[string]any, len(metadata))
-	if labels, ok := metadata["labels"]; ok {
-		ownMetadata[labelsKey] = sharedLabels(labels)
-	}
-	for k, v := range metadata {
-		if k != labelsKey {
-			ownMetadata[k] = v
-		}
-	}
-	content := make(map[string]any, len(u.Object))
-	content[metadataKey] = ownMetadata
-	for k, v := range u.Object {
-		if k != metadataKey {
-			content[k] = v
-		}
-	}
-	u.Object = content
+	labels, hasLabels := metadata[labelsKey]
+	ownMetadata := remake(metadata, labelsKey, sharedLabels(labels), hasLabels)
+	u.Object = remake(u.Object, metadataKey, ownMetadata, true)
 }
 
 const (

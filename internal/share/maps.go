@@ -54,7 +54,7 @@ func (s *Sharer) stringMap(p unsafe.Pointer) {
 	}
 	s.internValues(m)
 	if s.mapCandidates.seenBefore(h) {
-		putBounded(s.sharedMaps, MaxMaps, h, sharedMap{stringValues, *(*unsafe.Pointer)(p)})
+		PutBounded(s.sharedMaps, MaxMaps, h, sharedMap{stringValues, *(*unsafe.Pointer)(p)})
 	}
 }
 
@@ -103,7 +103,7 @@ func (s *Sharer) quantityMap(p unsafe.Pointer) {
 		}
 	}
 	if s.mapCandidates.seenBefore(h) {
-		putBounded(s.sharedMaps, MaxMaps, h, sharedMap{quantityValues, *(*unsafe.Pointer)(p)})
+		PutBounded(s.sharedMaps, MaxMaps, h, sharedMap{quantityValues, *(*unsafe.Pointer)(p)})
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Bounds of a Sharer's tables. A table that reaches its bound is emptied
-// and starts again (putBounded).
+// and starts again (PutBounded).
 const (
 	// MaxStrings is how many distinct strings it shares: about 64 bytes of
 	// table each, 4 MiB at most.
@@ -96,7 +96,7 @@ func (s *Sharer) string(str string) string {
 		return shared
 	}
 	if s.stringCandidates.seenBefore(hashString(s.seed, str)) {
-		putBounded(s.strings, MaxStrings, str, str)
+		PutBounded(s.strings, MaxStrings, str, str)
 	}
 	return str
 }
@@ -112,7 +112,7 @@ func (s *Sharer) bytes(raw []byte) []byte {
 	if s.fieldsV1Candidates.seenBefore(maphash.Bytes(s.seed, raw)) {
 		// The key is raw's own bytes: raw is kept for as long as the
 		// entry, and never written to (cached objects are read-only).
-		putBounded(s.fieldsV1, MaxFieldsV1, unsafe.String(&raw[0], len(raw)), raw)
+		PutBounded(s.fieldsV1, MaxFieldsV1, unsafe.String(&raw[0], len(raw)), raw)
 	}
 	return raw
 }

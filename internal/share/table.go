@@ -31,10 +31,11 @@ func (c *candidates) seenBefore(h uint64) bool {
 	return false
 }
 
-// putBounded sets table[key], first emptying the table if it holds max
+// PutBounded sets table[key], first emptying the table if it holds max
 // entries: objects keep what they were given, and only later objects stop
 // sharing with them, so a table's memory is bounded whatever the input.
-func putBounded[K comparable, V any](table map[K]V, max int, key K, value V) {
+// typed's interner of unstructured objects bounds its tables with it too.
+func PutBounded[K comparable, V any](table map[K]V, max int, key K, value V) {
 	if len(table) >= max {
 		clear(table)
 	}
