@@ -2,32 +2,39 @@ package share
 
 import "hash/maphash"
 
-// candidateBits is how many bits of a value's hash pick its slot among the
-// candidates: 4,096 slots, 32 KiB per table.
+// candidateBits is how many bits of a value's hash pick its pair of
+// candidate slots: 4,096 pairs, 64 KiB per table.
 const candidateBits = 12
 
 // candidates remembers the hashes of values met once. A value enters a
-// table of shared values only when its hash is met again while still in its
-// slot: values that never repeat (names, IPs, container IDs, a Pod's own
-// status fieldsV1) then cost the table nothing and are not kept alive by
-// it after their object is gone. A slot holds the last hash that fell in
-// it; a value pushed out before it repeats is only shared from its next
-// two sightings on.
+// table of shared values only when its hash is met again while still in
+// its pair of slots: values that never repeat (names, IPs, container IDs, a
+// Pod's own status fieldsV1) then cost the table nothing and are not kept
+// alive by it after their object is gone. A hash goes to the first slot of
+// its pair and the one there moves to the second, out of which the next
+// goes: two values of one pair that come in turn (one in every object's
+// metadata, one in its spec) would push each other out of a single slot
+// for ever, and never be shared. A value pushed out before it repeats is
+// only shared from its next two sightings on.
 type candidates struct {
 	slots []uint64
 }
 
-// seenBefore reports whether h is in its slot, and puts it there if not.
-// Hash 0 is never reported seen (an empty slot).
+// seenBefore reports whether h is in its pair, taking it out if so, and
+// puts it there if not. Hash 0 is never reported seen (an empty slot).
 func (c *candidates) seenBefore(h uint64) bool {
 	if c.slots == nil {
-		c.slots = make([]uint64, 1<<candidateBits)
+		c.slots = make([]uint64, 2<<candidateBits)
 	}
-	slot := &c.slots[h>>(64-candidateBits)]
-	if *slot == h && h != 0 {
-		return true
+	first := int(h>>(64-candidateBits)) * 2
+	pair := c.slots[first : first+2]
+	for i, slot := range pair {
+		if slot == h && h != 0 {
+			pair[i] = 0
+			return true
+		}
 	}
-	*slot = h
+	pair[0], pair[1] = h, pair[0]
 	return false
 }
 
