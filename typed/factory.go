@@ -56,7 +56,7 @@ type Factory struct {
 	serverCheck   sync.Once
 	serverNoNewer bool
 	// interner is shared by the decoders of UnstructuredFor's informers.
-	interner *interner
+	interner *share.Interner
 	// sharer is shared by the decoders of the typed informers (their REST
 	// clients': restClientFor).
 	sharer *share.Sharer
@@ -137,7 +137,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	return &Factory{
 		shard:       shard,
 		scheme:      scheme,
-		interner:    newInterner(!resolved.NoSharing),
+		interner:    share.NewInterner(!resolved.NoSharing),
 		sharer:      share.New(!resolved.NoSharing),
 		codecs:      serializer.NewCodecFactory(scheme),
 		clients:     resolved,

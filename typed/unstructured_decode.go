@@ -14,6 +14,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/share"
 )
 
 // unstructuredSerializer is the NegotiatedSerializer of the REST clients
@@ -35,7 +36,7 @@ type unstructuredSerializer struct {
 	infos []runtime.SerializerInfo
 }
 
-func newUnstructuredSerializer(codecs serializer.CodecFactory, in *interner) unstructuredSerializer {
+func newUnstructuredSerializer(codecs serializer.CodecFactory, in *share.Interner) unstructuredSerializer {
 	var infos []runtime.SerializerInfo
 	for _, info := range codecs.WithoutConversion().SupportedMediaTypes() {
 		switch info.MediaType {
@@ -73,7 +74,7 @@ func (unstructuredSerializer) DecoderToVersion(decoder runtime.Decoder, _ runtim
 // and the like) sees it; whatever the factory's scheme holds.
 type jsonToUnstructured struct {
 	runtime.Encoder
-	interner *interner
+	interner *share.Interner
 }
 
 func (d jsonToUnstructured) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
@@ -105,13 +106,13 @@ func (d jsonToUnstructured) Decode(data []byte, defaults *schema.GroupVersionKin
 
 // internJSON interns obj, decoded from JSON, or each item of obj if it is
 // a list. encoding/json grows each map to its size: no resizing.
-func internJSON(in *interner, obj runtime.Object) {
+func internJSON(in *share.Interner, obj runtime.Object) {
 	switch obj := obj.(type) {
 	case *unstructured.Unstructured:
-		obj.Object = in.object(obj.Object, false, nil)
+		obj.Object = in.Object(obj.Object, share.KeepMaps, nil)
 	case *unstructured.UnstructuredList:
 		for i := range obj.Items {
-			obj.Items[i].Object = in.object(obj.Items[i].Object, false, nil)
+			obj.Items[i].Object = in.Object(obj.Items[i].Object, share.KeepMaps, nil)
 		}
 	}
 }
@@ -166,7 +167,7 @@ func setItemKinds(list *unstructured.UnstructuredList) {
 type protobufToUnstructured struct {
 	runtime.Encoder
 	inner    runtime.Decoder
-	interner *interner
+	interner *share.Interner
 }
 
 func (d protobufToUnstructured) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
@@ -194,8 +195,8 @@ func (d protobufToUnstructured) Decode(data []byte, defaults *schema.GroupVersio
 // conversion (interner.detachFieldsV1), shared or decoded there:
 // runtime.DefaultUnstructuredConverter would encode each to JSON and
 // decode it again.
-func toUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *interner) (*unstructured.Unstructured, error) {
-	fieldsV1 := in.detachFieldsV1(obj)
+func toUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *share.Interner) (*unstructured.Unstructured, error) {
+	fieldsV1 := in.DetachFieldsV1(obj)
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, fmt.Errorf("typed: %v to unstructured: %w", gvk, err)
@@ -203,7 +204,7 @@ func toUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *interne
 	// The kind and apiVersion are set before interning, so that every
 	// object shares one string of each instead of boxing its own.
 	content["apiVersion"], content["kind"] = gvk.GroupVersion().String(), gvk.Kind
-	return &unstructured.Unstructured{Object: in.object(content, true, fieldsV1)}, nil
+	return &unstructured.Unstructured{Object: in.Object(content, share.RemakeAll, fieldsV1)}, nil
 }
 
 // listToUnstructured converts list, a decoded list of kind gvk, item by
@@ -212,7 +213,7 @@ func toUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *interne
 // decode or convert, the list is a *metainternalversion.List holding, in
 // order, the converted items and a *generic.Undecodable for each of those,
 // as the typed informers' lists are.
-func listToUnstructured(list runtime.Object, gvk schema.GroupVersionKind, in *interner) (runtime.Object, error) {
+func listToUnstructured(list runtime.Object, gvk schema.GroupVersionKind, in *share.Interner) (runtime.Object, error) {
 	listMeta, err := meta.ListAccessor(list)
 	if err != nil {
 		return nil, err
@@ -251,7 +252,7 @@ func listToUnstructured(list runtime.Object, gvk schema.GroupVersionKind, in *in
 
 // itemToUnstructured converts obj, a decoded object of kind gvk; an
 // Undecodable stays as it is, and one that does not convert becomes one.
-func itemToUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *interner) runtime.Object {
+func itemToUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *share.Interner) runtime.Object {
 	if u, ok := obj.(*generic.Undecodable); ok {
 		return u
 	}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/generic-informers/generic/internal/share"
 )
 
 // BenchmarkDecodeConfigMapList decodes one list of 1,000 ConfigMaps like
@@ -47,7 +49,7 @@ func BenchmarkDecodeConfigMapList(b *testing.B) {
 		}
 		return d
 	}
-	unstructuredCodecs := newUnstructuredSerializer(codecs, newInterner(true))
+	unstructuredCodecs := newUnstructuredSerializer(codecs, share.NewInterner(true))
 	contenders := []struct {
 		name    string
 		data    []byte

@@ -13,6 +13,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/generic-informers/generic/internal/fixtures"
+	"github.com/generic-informers/generic/internal/share"
 )
 
 // FuzzJSONToUnstructured: for any input, UnstructuredFor's JSON decoder
@@ -100,8 +101,8 @@ func FuzzProtobufToUnstructured(f *testing.F) {
 // starts again.
 func checkInternedDecodes(t *testing.T, codecs serializer.CodecFactory, mediaType string, data []byte, want decoded, reference string) {
 	t.Helper()
-	in := newInterner(true)
-	in.maxStrings, in.maxFieldSets, in.maxLabelSets = 4, 1, 1
+	in := share.NewInterner(true)
+	in.Bound(4, 1, 1)
 	decoder := unstructuredDecoderWith(t, codecs, in, mediaType)
 	decode := func() decoded {
 		obj, _, err := decoder.Decode(data, nil, nil)

@@ -12,18 +12,19 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/generic-informers/generic/internal/fixtures"
+	"github.com/generic-informers/generic/internal/share"
 )
 
 // unstructuredDecoder is the decoder of mediaType the REST clients of
 // UnstructuredFor get from unstructuredSerializer.
 func unstructuredDecoder(t *testing.T, mediaType string) runtime.Decoder {
 	t.Helper()
-	return unstructuredDecoderWith(t, serializer.NewCodecFactory(clientgoscheme.Scheme), newInterner(true), mediaType)
+	return unstructuredDecoderWith(t, serializer.NewCodecFactory(clientgoscheme.Scheme), share.NewInterner(true), mediaType)
 }
 
 // unstructuredDecoderWith is unstructuredDecoder, of codecs, interning
 // with in.
-func unstructuredDecoderWith(t testing.TB, codecs serializer.CodecFactory, in *interner, mediaType string) runtime.Decoder {
+func unstructuredDecoderWith(t testing.TB, codecs serializer.CodecFactory, in *share.Interner, mediaType string) runtime.Decoder {
 	t.Helper()
 	negotiated := newUnstructuredSerializer(codecs, in)
 	decoder, err := runtime.NewClientNegotiator(negotiated, corev1.SchemeGroupVersion).Decoder(mediaType, nil)
@@ -200,7 +201,7 @@ func TestProtobufFieldsV1ReadAsByTheConverter(t *testing.T) {
 			var want, got decoded
 			obj, _, err := withoutInterner.Decode(data, nil, nil)
 			want.Object, want.Err = obj, err != nil
-			obj, _, err = unstructuredDecoderWith(t, codecs, newInterner(true), runtime.ContentTypeProtobuf).Decode(data, nil, nil)
+			obj, _, err = unstructuredDecoderWith(t, codecs, share.NewInterner(true), runtime.ContentTypeProtobuf).Decode(data, nil, nil)
 			got.Object, got.Err = obj, err != nil
 			if diff := cmp.Diff(want, got, compareUndecodable); diff != "" {
 				t.Errorf("decoded (-without an interner +with one):\n%s", diff)

@@ -3,6 +3,7 @@ package unstructured_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -174,5 +175,61 @@ func TestDropInRelease(t *testing.T) {
 	}
 	if factory.ForResource(widget.GVR).Informer() == first.Informer() {
 		t.Error("ForResource after release returned the stopped informer")
+	}
+}
+
+// TestDropInSharesWhatRepeats: the drop-in's factory interns the dynamic
+// client's objects as it ingests them: cached objects equal the client's,
+// and two made alike share their labels map and their managedFields'
+// fieldsV1 tree. (Strings are not checked here: the fake client's copies
+// share them already; internal/share's tests hold the interning.)
+func TestDropInSharesWhatRepeats(t *testing.T) {
+	configMap := func(name string) *apiunstructured.Unstructured {
+		return &apiunstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{
+				"name": name, "namespace": "team-a",
+				"labels": map[string]any{"app": "web", "tier": "front"},
+				"managedFields": []any{map[string]any{
+					"manager": "kubectl", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1",
+					"fieldsV1": map[string]any{"f:data": map[string]any{"f:k": map[string]any{}}},
+				}},
+			},
+			"data": map[string]any{"k": name},
+		}}
+	}
+	seed := []runtime.Object{configMap("one"), configMap("two")}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList"}, seed...)
+	factory := unstructured.NewDynamicSharedInformerFactory(client, 0)
+	lister := factory.ForResource(configMapsGVR).Lister()
+	t.Cleanup(factory.Shutdown)
+	factory.Start(nil)
+	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	factory.WaitForCacheSync(timeout.Done())
+	var cached [2]*apiunstructured.Unstructured
+	for i, name := range []string{"one", "two"} {
+		obj, err := lister.ByNamespace("team-a").Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cached[i] = obj.(*apiunstructured.Unstructured)
+		if diff := cmp.Diff(seed[i], cached[i]); diff != "" {
+			t.Errorf("%s (-client's +cached):\n%s", name, diff)
+		}
+	}
+	type shared struct{ Labels, FieldsV1 bool }
+	metadata := func(u *apiunstructured.Unstructured) map[string]any { return u.Object["metadata"].(map[string]any) }
+	fieldsV1 := func(u *apiunstructured.Unstructured) any {
+		return metadata(u)["managedFields"].([]any)[0].(map[string]any)["fieldsV1"]
+	}
+	one, two := cached[0], cached[1]
+	got := shared{
+		Labels:   reflect.ValueOf(metadata(one)["labels"]).UnsafePointer() == reflect.ValueOf(metadata(two)["labels"]).UnsafePointer(),
+		FieldsV1: reflect.ValueOf(fieldsV1(one)).UnsafePointer() == reflect.ValueOf(fieldsV1(two)).UnsafePointer(),
+	}
+	if diff := cmp.Diff(shared{Labels: true, FieldsV1: true}, got); diff != "" {
+		t.Errorf("shared by the two objects (-want +got):\n%s", diff)
 	}
 }

@@ -190,7 +190,7 @@ func (m *matcher) matches(obj any, l unstructuredLabels) (bool, error) {
 	// the map last found valid. The objects a selector matches are most
 	// often those of one workload (the Pods of a ReplicaSet, the objects of
 	// a Helm release), whose equal labels maps the unstructured decoders
-	// share unless sharing is off (typed's interner): the map of one is
+	// share unless sharing is off (internal/share's Interner): the map of one is
 	// the map of the next. The walk took 5% of a warm Namespace(ns).List's
 	// time (CPU profile); skipping it for the map last found valid cut
 	// that read's time by 3 to 6%, and the warm List's by 5 to 19%

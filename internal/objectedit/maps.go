@@ -28,7 +28,7 @@ func Set(m map[string]any, key string, value any) (out map[string]any, remade bo
 // Remake returns a new map of m's entries, made for their number: small
 // if they are Entries or fewer, whatever m's own form (a map that shrank
 // keeps its table). first's entry, if m holds it, is added first, into
-// the new map's first slot (see typed's interner); each entry is added
+// the new map's first slot (see internal/share's Interner); each entry is added
 // once, as a second assignment to a full small map would turn it into a
 // table.
 func Remake(m map[string]any, first string) map[string]any {

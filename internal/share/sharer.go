@@ -39,16 +39,16 @@ type Sharer struct {
 	seed maphash.Seed
 	// strings are the shared strings, by themselves.
 	strings          map[string]string
-	stringCandidates candidates
+	stringCandidates hashCandidates
 	// fieldsV1 are the shared fieldsV1 bytes, by themselves (the key is
 	// the value's own bytes, not a copy).
 	fieldsV1           map[string][]byte
-	fieldsV1Candidates candidates
+	fieldsV1Candidates hashCandidates
 	// sharedMaps are the shared maps, by the hash of their content (a
 	// map of strings and a map of quantities of equal hashes are told
 	// apart by their entries: mapShapes).
 	sharedMaps    map[uint64]sharedMap
-	mapCandidates candidates
+	mapCandidates hashCandidates
 }
 
 // New returns a Sharer. With maps, equal maps of strings (labels,

@@ -25,7 +25,7 @@ func TestCandidatesKeepTwoOfAPair(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var cand candidates
+			var cand hashCandidates
 			got := make([]bool, len(tc.hashes))
 			for i, h := range tc.hashes {
 				got[i] = cand.seenBefore(h)

@@ -1,4 +1,4 @@
-package typed
+package share
 
 import (
 	"slices"
@@ -7,9 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-
-	"github.com/generic-informers/generic/internal/objectedit"
-	"github.com/generic-informers/generic/internal/share"
 )
 
 // Bounds of an interner: a table that reaches its bound is emptied and
@@ -22,22 +19,25 @@ const (
 	// twice, it holds: about 64 bytes each, 4 MiB at most.
 	maxInternedStrings = 1 << 16
 	// candidatePairBits is how many bits of a string's hash pick its pair
-	// of candidate slots (see interner.candidates): 2,048 pairs of 16-byte
+	// of candidate slots (see Interner.candidates): 2,048 pairs of 16-byte
 	// slots, 64 KiB, and the strings they keep alive.
 	candidatePairBits = 11
 	// maxInternedLength is the longest string value it shares; longer ones
 	// (annotations, payloads) rarely repeat.
 	maxInternedLength = 64
 	// maxSharedFieldSets is how many distinct managedFields fieldsV1 trees
-	// it holds in each of its two tables (see interner.fieldSets).
+	// it holds in each of its two tables (see Interner.fieldSets).
 	maxSharedFieldSets = 1 << 12
 	// maxSharedLabelSets is how many distinct metadata.labels maps it
 	// holds.
 	maxSharedLabelSets = 1 << 12
 )
 
-// interner makes the objects of a Factory's unstructured informers share
-// what repeats across them, as the typed objects do by their Go types:
+// Interner makes unstructured objects (the content of an
+// *unstructured.Unstructured) share what repeats across them, as Sharer
+// does for typed objects by their Go types. Its users are the decoders of
+// typed.UnstructuredFor and the drop-in for dynamicinformer, which interns
+// the dynamic client's objects as it ingests them:
 //
 //   - every map key, and every string value up to maxInternedLength long
 //     but those of metadata that are unique to an object (name, uid,
@@ -55,16 +55,15 @@ const (
 //
 // Strings cannot be changed, so sharing them is invisible. Sharing trees
 // is invisible to code that treats cached objects as read-only, as
-// client-go requires of objects from a cache. A transform set with
-// generic.WithTransform gets each object with labels of its own (see
-// generic.WithTransform); one that edits fieldsV1 in place must turn
-// sharing off (Clients.NoSharing).
+// client-go requires of objects from a cache; a caller that edits labels
+// or fieldsV1 in place before an object is cached (a transform) must give
+// it maps of its own first, or turn tree sharing off.
 //
-// An interner is safe for concurrent use: the decoders of every informer
-// of the factory share it.
-type interner struct {
+// An Interner is safe for concurrent use: the decoders of every informer
+// of a factory share one.
+type Interner struct {
 	// shareTrees is whether equal fieldsV1 trees and labels maps are
-	// shared (Clients.NoSharing turns it off).
+	// shared.
 	shareTrees bool
 	// maxStrings, maxFieldSets and maxLabelSets bound the tables
 	// (maxInternedStrings, maxSharedFieldSets, maxSharedLabelSets; smaller
@@ -74,18 +73,14 @@ type interner struct {
 	mu sync.Mutex
 	// strings holds each string seen twice or more, boxed once.
 	strings map[string]any
-	// candidates holds strings seen once, boxed, in pairs of slots: a
-	// string goes to the first slot of the pair its hash picks, and the
-	// one there moves to the second, out of which the next goes. A string
-	// enters strings when it is met again while still in its pair, and is
-	// then shared with the object it was first met in. Strings that never
-	// repeat (references, hashes, the names in a spec) so cost no memory
-	// beyond the fixed slots, where a table of every string would hold one
-	// entry each (about 50 bytes an object for a CRD with one such field).
-	// Two slots a pair keep two strings of one pair that come in turn
-	// (one in every object's metadata, one in its spec) from pushing each
-	// other out for ever. Made at the first object.
-	candidates []any
+	// candidates holds strings seen once, boxed (see candidates): a
+	// string enters strings when it is met again while still there, and
+	// is then shared with the object it was first met in. Strings that
+	// never repeat (references, hashes, the names in a spec) so cost no
+	// memory beyond the fixed slots, where a table of every string would
+	// hold one entry each (about 50 bytes an object for a CRD with one
+	// such field).
+	candidates candidates[any]
 	// fieldSets are the shared fieldsV1 trees of the protobuf path, by
 	// their encoded text; decodedFieldSets those of the JSON path, by
 	// their treeKeys form (two tables: text and that form could be alike
@@ -99,14 +94,29 @@ type interner struct {
 	treeKeys treeKeys
 }
 
-func newInterner(shareTrees bool) *interner {
-	return &interner{
+// NewInterner returns an Interner with empty tables, which shares equal
+// fieldsV1 trees and labels maps if shareTrees, and strings always.
+func NewInterner(shareTrees bool) *Interner {
+	return &Interner{
 		shareTrees: shareTrees,
 		maxStrings: maxInternedStrings, maxFieldSets: maxSharedFieldSets, maxLabelSets: maxSharedLabelSets,
 		strings:   map[string]any{},
 		fieldSets: map[string]map[string]any{}, decodedFieldSets: map[string]map[string]any{},
-		labelSets: map[string]map[string]any{},
+		labelSets:  map[string]map[string]any{},
+		candidates: candidates[any]{bits: candidatePairBits},
 	}
+}
+
+// smallMapEntries is the most entries a Go map holds in its small form
+// (objectedit.Entries, which this leaf package cannot import): a full small
+// map written to in place turns into a table, about twice the memory.
+const smallMapEntries = 8
+
+// Bound sets smaller bounds on in's tables, for tests that fill them, and
+// returns in. Call it before in is used.
+func (in *Interner) Bound(maxStrings, maxFieldSets, maxLabelSets int) *Interner {
+	in.maxStrings, in.maxFieldSets, in.maxLabelSets = maxStrings, maxFieldSets, maxLabelSets
+	return in
 }
 
 // uniqueMetadata are the fields of metadata whose values differ from object
@@ -116,31 +126,48 @@ var uniqueMetadata = map[string]bool{
 	"creationTimestamp": true, "deletionTimestamp": true, "selfLink": true,
 }
 
-// object interns the content of one decoded object and returns it. With
-// resize, its metadata goes first, and metadata.labels first in it (see
-// mapOf): a List with a label selector reads those two entries of every
-// object, and reads each with one cache miss fewer when it is in the
-// first slot of its map, on the cache line of the map's control word (Go
-// puts a small map's entries in its slots in the order they are added),
-// and the two maps are then allocated one after the other. With
-// resize, every map is made anew at its size: those of
-// runtime.DefaultUnstructuredConverter are made for as many entries as
-// their Go struct has fields (seventeen for an ObjectMeta that sets six),
-// which in Go's maps is a table several times the size of one made for
-// the entries there are.
+// Remake says which maps of an object Interner.Object makes anew.
+type Remake uint8
+
+const (
+	// KeepMaps keeps every map as decoded: encoding/json grows each to
+	// its size.
+	KeepMaps Remake = iota
+	// RemakeForReads makes the object's content and metadata maps anew,
+	// metadata first in its content and labels first in its metadata:
+	// a List with a label selector reads those two entries of every
+	// object, and reads each with one cache miss fewer when it is in the
+	// first slot of its map, on the cache line of the map's control word
+	// (Go puts a small map's entries in its slots in the order they are
+	// added), and the two maps are allocated one after the other, where a
+	// JSON decoder grows them in the order of the document, with the whole
+	// spec between an object's metadata and its labels.
+	RemakeForReads
+	// RemakeAll makes every map anew at its size, as RemakeForReads
+	// orders the first two: runtime.DefaultUnstructuredConverter makes
+	// each map for as many entries as its Go struct has fields (seventeen
+	// for an ObjectMeta that sets six), which in Go's maps is a table
+	// several times the size of one made for the entries there are.
+	RemakeAll
+)
+
+// Object interns the content of one decoded object and returns it, its
+// maps made anew as remake says.
 //
 // fieldsV1, if not nil, holds the fieldsV1 tree of each entry of the
-// object's managedFields that detachFieldsV1 took out of it before its
+// object's managedFields that DetachFieldsV1 took out of it before its
 // conversion to content (the protobuf path), nil for an entry whose
 // fieldsV1 the conversion made.
-func (in *interner) object(content map[string]any, resize bool, fieldsV1 []any) map[string]any {
-	if in == nil {
+//
+// A nil Interner, or nil content, returns content as it is.
+func (in *Interner) Object(content map[string]any, remake Remake, fieldsV1 []any) map[string]any {
+	if in == nil || content == nil {
 		return content
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	w := walk{in: in, resize: resize, fieldsV1: fieldsV1}
-	return w.mapOf(content, func(key string, value any) any {
+	w := walk{in: in, remake: remake, fieldsV1: fieldsV1}
+	return w.mapOf(content, remake != KeepMaps, func(key string, value any) any {
 		if metadata, ok := value.(map[string]any); ok && key == "metadata" {
 			return w.metadata(metadata)
 		}
@@ -150,23 +177,23 @@ func (in *interner) object(content map[string]any, resize bool, fieldsV1 []any) 
 
 // walk is one object's interning, under the interner's lock.
 type walk struct {
-	in       *interner
-	resize   bool
+	in       *Interner
+	remake   Remake
 	fieldsV1 []any
 }
 
 // mapOf interns m's keys and replaces each value v of key k with
-// valueOf(k, v), in m or, with resize, in a new map of m's size. The
-// entries of the keys first, if any, are done and added first: with
-// resize, they are then in the new map's first slots (see object).
+// valueOf(k, v), in m or, if anew, in a new map of m's size. The entries
+// of the keys first, if any, are done and added first: in a new map, they
+// are then in its first slots (see RemakeForReads).
 //
-// A map of objectedit.Entries entries is made anew too: written to in
-// place, that full small map would turn into a table, about 330 bytes
-// more for the same entries (a CustomResource's metadata without
-// managedFields, or any object of eight fields in its spec).
-func (w walk) mapOf(m map[string]any, valueOf func(key string, value any) any, first ...string) map[string]any {
+// A map of smallMapEntries entries is made anew too: written to in place,
+// that full small map would turn into a table, about 330 bytes more for
+// the same entries (a CustomResource's metadata without managedFields, or
+// any object of eight fields in its spec).
+func (w walk) mapOf(m map[string]any, anew bool, valueOf func(key string, value any) any, first ...string) map[string]any {
 	out := m
-	if w.resize || len(m) == objectedit.Entries {
+	if anew || len(m) == smallMapEntries {
 		out = make(map[string]any, len(m))
 	}
 	for _, key := range first {
@@ -185,7 +212,7 @@ func (w walk) mapOf(m map[string]any, valueOf func(key string, value any) any, f
 // metadata interns an object's metadata, leaving the values of
 // uniqueMetadata alone, and shares its managedFields' fieldsV1 trees.
 func (w walk) metadata(metadata map[string]any) map[string]any {
-	return w.mapOf(metadata, func(key string, value any) any {
+	return w.mapOf(metadata, w.remake != KeepMaps, func(key string, value any) any {
 		switch {
 		case uniqueMetadata[key]:
 			return value
@@ -227,7 +254,7 @@ func (w walk) sharedTree(table map[string]map[string]any, max int, tree map[stri
 	}
 	k := string(key) // before w.value: key is valid until the next treeKeys.of
 	tree = w.value(tree).(map[string]any)
-	share.PutBounded(table, max, k, tree)
+	PutBounded(table, max, k, tree)
 	return tree
 }
 
@@ -247,7 +274,7 @@ func (w walk) managedFields(value any) any {
 		if i < len(w.fieldsV1) && w.fieldsV1[i] != nil {
 			entry["fieldsV1"], fromRaw = w.fieldsV1[i], true
 		}
-		entries[i] = w.mapOf(entry, func(key string, v any) any {
+		entries[i] = w.mapOf(entry, w.remake == RemakeAll, func(key string, v any) any {
 			switch {
 			case key == "time", key == "fieldsV1" && fromRaw:
 				return v
@@ -276,7 +303,7 @@ func (w walk) fieldSet(value any) any {
 // entry keeps its fieldsV1 for runtime.DefaultUnstructuredConverter (it
 // has none, or one fieldSetOf does not read). obj is the decoder's own,
 // about to be converted and dropped. A nil interner detaches nothing.
-func (in *interner) detachFieldsV1(obj runtime.Object) []any {
+func (in *Interner) DetachFieldsV1(obj runtime.Object) []any {
 	if in == nil {
 		return nil
 	}
@@ -290,7 +317,7 @@ func (in *interner) detachFieldsV1(obj runtime.Object) []any {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	w := walk{in: in, resize: true}
+	w := walk{in: in, remake: RemakeAll}
 	trees := make([]any, len(entries))
 	for i := range entries {
 		// GetRawBytes, not Raw: with apimachinery's fieldsv1string build
@@ -328,7 +355,7 @@ func (w walk) fieldSetOf(raw []byte) (any, bool) {
 	}
 	interned := w.value(tree).(map[string]any) // w.value returns a map for a map
 	if w.in.shareTrees {
-		share.PutBounded(w.in.fieldSets, w.in.maxFieldSets, string(raw), interned)
+		PutBounded(w.in.fieldSets, w.in.maxFieldSets, string(raw), interned)
 	}
 	return interned, true
 }
@@ -342,7 +369,7 @@ func (w walk) value(value any) any {
 			return w.in.boxed(v, value)
 		}
 	case map[string]any:
-		return w.mapOf(v, func(_ string, item any) any { return w.value(item) })
+		return w.mapOf(v, w.remake == RemakeAll, func(_ string, item any) any { return w.value(item) })
 	case []any:
 		for i, item := range v {
 			v[i] = w.value(item)
@@ -352,42 +379,30 @@ func (w walk) value(value any) any {
 }
 
 // key returns the shared copy of key.
-func (in *interner) key(key string) string {
+func (in *Interner) key(key string) string {
 	return in.boxed(key, nil).(string)
 }
 
 // boxed returns the shared boxed copy of s; boxedS, if not nil, is s
 // already boxed, to keep if s is new. A string met for the first time is
-// only a candidate (see interner.candidates); met again, it is shared.
-func (in *interner) boxed(s string, boxedS any) any {
+// only a candidate (see Interner.candidates); met again, it is shared.
+func (in *Interner) boxed(s string, boxedS any) any {
 	if shared, ok := in.strings[s]; ok {
 		return shared
-	}
-	if in.candidates == nil {
-		// Made at the first object, not with the Factory: a Factory
-		// without unstructured informers never decodes one.
-		in.candidates = make([]any, 2<<candidatePairBits)
-	}
-	first := pairOf(s)
-	pair := in.candidates[first : first+2]
-	for i, candidate := range pair {
-		if c, ok := candidate.(string); ok && c == s {
-			shared := candidate
-			pair[i] = nil
-			share.PutBounded(in.strings, in.maxStrings, s, shared)
-			return shared
-		}
 	}
 	if boxedS == nil {
 		boxedS = s
 	}
-	pair[0], pair[1] = boxedS, pair[0]
+	if shared, ok := in.candidates.metBefore(hashOf(s), boxedS); ok {
+		PutBounded(in.strings, in.maxStrings, s, shared)
+		return shared
+	}
 	return boxedS
 }
 
-// pairOf returns the index of the first slot of s's pair of candidate
-// slots: the high bits of s's 64-bit FNV-1a hash, mixed by MurmurHash3's
-// finalizer (fmix64). Without the mix, strings that differ only in their
+// hashOf returns the hash that picks s's pair of candidate slots (its
+// high bits): s's 64-bit FNV-1a hash, mixed by MurmurHash3's finalizer
+// (fmix64). Without the mix, strings that differ only in their
 // last byte (team-1, team-2, team-3; app-0 to app-9; zone-a, zone-b) had
 // the same high bits, so one pair, and three of them in turn never stayed
 // long enough to be shared. A hash of its own, with no random seed, so
@@ -395,7 +410,7 @@ func (in *interner) boxed(s string, boxedS any) any {
 // strings chosen to share one pair costs only their own sharing). Written
 // out rather than hash/fnv, whose New64a and Write cost two allocations a
 // string (32 B, 65 ns measured), on every string of every object decoded.
-func pairOf(s string) int {
+func hashOf(s string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
@@ -406,7 +421,7 @@ func pairOf(s string) int {
 	h ^= h >> 33
 	h *= 0xc4ceb9fe1a85ec53
 	h ^= h >> 33
-	return int(h>>(64-candidatePairBits)) * 2
+	return h
 }
 
 // isTimestamp reports whether s has the shape of a metav1.Time

@@ -1,4 +1,4 @@
-package typed
+package share
 
 import (
 	"encoding/binary"
@@ -27,7 +27,7 @@ import (
 type treeKeys struct {
 	// buf is dropped when a tree left it larger than maxTreeKeyBuffer
 	// (one object's managedFields can be large), not kept for the
-	// Factory's life.
+	// Interner's life.
 	buf []byte
 	// keys holds the sorted keys of the maps being written, each map's
 	// after its parent's.
