@@ -12,7 +12,10 @@ import (
 // cold and from a warm CPU cache (see runInterleaved), for generic-typed,
 // generic-unstructured and client-go's generated lister, in turn within
 // every iteration (and the drop-in's Lister, package unstructured, over
-// the dynamic client's objects as its ingest lays them out), and reports each contender's time per read as a metric
+// the dynamic client's objects as its ingest interns and lays them out;
+// and generic-typed-shared, the generic Lister over this library's typed
+// informer's objects, which share what repeats, where generic-typed reads
+// client-go's), and reports each contender's time per read as a metric
 // of its own ("generic-typed-ns/op", ...): issue 12's two reads with a
 // label selector (List across namespaces, Namespace(ns).List), and Get and
 // ByIndex, each read a batch of them (getsPerRead, nodesPerRead) so that the
@@ -34,11 +37,12 @@ func BenchmarkReadInterleaved(b *testing.B) {
 	genericTyped, genericUnstructured := typedLister(caches.typed), unstructuredLister(caches.unstructured)
 	generated := podLister(caches.typedControl)
 	dropIn := dropInLister(caches.dropIn)
+	genericShared := typedLister(caches.typedShared)
 	selector := labels.SelectorFromSet(labels.Set{"app": "app-3"})
 	readers := []reader{
-		genericTypedReader(genericTyped), genericUnstructuredReader(genericUnstructured),
+		genericTypedReader("generic-typed", genericTyped), genericUnstructuredReader(genericUnstructured),
 		clientGoReader("client-go", generated, caches.typedControl),
-		dropInReader(dropIn),
+		dropInReader(dropIn), genericTypedReader("generic-typed-shared", genericShared),
 	}
 	reads := []struct {
 		name       string
@@ -49,6 +53,7 @@ func BenchmarkReadInterleaved(b *testing.B) {
 			{"generic-unstructured", func(int) int { return count(genericUnstructured.List(selector)) }},
 			{"client-go", func(int) int { return count(generated.List(selector)) }},
 			{"generic-unstructured-dropin", func(int) int { return count(dropIn.List(selector)) }},
+			{"generic-typed-shared", func(int) int { return count(genericShared.List(selector)) }},
 		}},
 		{"NamespaceList", eachReader(readers, func(r reader, i int) int { return r.namespaceList(namespaceOf(i), selector) })},
 		{"Get", eachReader(readers, getBatch(podKeys()))},

@@ -52,7 +52,7 @@ func newReaders(b *testing.B) []reader {
 	b.Helper()
 	caches := sharedReadCaches(b)
 	return []reader{
-		genericTypedReader(typedLister(caches.typed)), genericUnstructuredReader(unstructuredLister(caches.unstructured)),
+		genericTypedReader("generic-typed", typedLister(caches.typed)), genericUnstructuredReader(unstructuredLister(caches.unstructured)),
 		clientGoReader("client-go", podLister(caches.typed), caches.typed), clientGoInPlaceReader(caches.typed),
 		dynamicListerReader(dynamicLister(caches.dynamic), caches.dynamic),
 		dropInReader(dropInLister(caches.dropIn)),
@@ -100,9 +100,11 @@ func dropInReader(l genericunstructured.Lister) reader {
 	return r
 }
 
-func genericTypedReader(l generic.Lister[*corev1.Pod]) reader {
+// genericTypedReader reads with the generic Lister of *corev1.Pod, as
+// name.
+func genericTypedReader(name string, l generic.Lister[*corev1.Pod]) reader {
 	return reader{
-		name:          "generic-typed",
+		name:          name,
 		get:           func(ns, name string) int { return one(l.Namespace(ns).Get(name)) },
 		namespaceList: func(ns string, s labels.Selector) int { return count(l.Namespace(ns).List(s)) },
 		byIndex:       func(node string) int { return count(l.ByIndex("node", node)) },

@@ -275,30 +275,38 @@ func verdictsOf(ts []target, want map[string]string) map[string]string {
 	return got
 }
 
-// TestDropInReadVerdicts judges the drop-in's ReadList target on made-up
-// interleaved runs: the drop-in's time over typed's in each run, cold and
-// warm; the worse of the two verdicts is the target's.
-func TestDropInReadVerdicts(t *testing.T) {
+// TestReadVerdicts judges the ReadList targets of the drop-in (≤ 1.5×)
+// and of the cache that shares what repeats (≤ 1.1×) on made-up
+// interleaved runs: the contender's time over typed's in each run, cold
+// and warm; the worse of the two verdicts is the target's.
+func TestReadVerdicts(t *testing.T) {
+	dropIn := func(r *report) target { return r.dropInReadTargets()[0] }
+	shared := func(r *report) target { return r.sharedReadTargets()[0] }
 	tests := []struct {
 		name       string
+		contender  string
+		target     func(*report) target
 		cold, warm []float64
 		want       string
 	}{
-		{"both within", []float64{1.0, 1.1, 1.2}, []float64{1.2, 1.3, 1.4}, met},
-		{"warm straddles the limit", []float64{1.0, 1.1, 1.2}, []float64{1.4, 1.6, 1.7}, inconclusive},
-		{"warm all over", []float64{1.0, 1.1, 1.2}, []float64{1.6, 1.7, 1.8}, missed},
-		{"no warm runs", []float64{1.0, 1.1, 1.2}, nil, notMeasured},
+		{"drop-in: both within", "generic-unstructured-dropin", dropIn, []float64{1.0, 1.1, 1.2}, []float64{1.2, 1.3, 1.4}, met},
+		{"drop-in: warm straddles the limit", "generic-unstructured-dropin", dropIn, []float64{1.0, 1.1, 1.2}, []float64{1.4, 1.6, 1.7}, inconclusive},
+		{"drop-in: warm all over", "generic-unstructured-dropin", dropIn, []float64{1.0, 1.1, 1.2}, []float64{1.6, 1.7, 1.8}, missed},
+		{"drop-in: no warm runs", "generic-unstructured-dropin", dropIn, []float64{1.0, 1.1, 1.2}, nil, notMeasured},
+		{"shared: both within", "generic-typed-shared", shared, []float64{0.9, 1.0, 1.05}, []float64{0.95, 1.0, 1.1}, met},
+		{"shared: cold straddles the limit", "generic-typed-shared", shared, []float64{1.0, 1.2, 1.3}, []float64{1.0, 1.0, 1.0}, inconclusive},
+		{"shared: warm all over", "generic-typed-shared", shared, []float64{1.0, 1.0, 1.0}, []float64{1.2, 1.3, 1.4}, missed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
 			for cache, ratios := range map[string][]float64{"cold": tc.cold, "warm": tc.warm} {
 				for _, ratio := range ratios {
-					fmt.Fprintf(&out, "BenchmarkReadInterleaved/read=List/cpucache=%s-2 \t 33\t 1 ns/op\t 1000000 client-go-ns/op\t 1000000 generic-typed-ns/op\t 1000000 generic-unstructured-ns/op\t %.0f generic-unstructured-dropin-ns/op\n", cache, ratio*1e6)
+					fmt.Fprintf(&out, "BenchmarkReadInterleaved/read=List/cpucache=%s-2 \t 33\t 1 ns/op\t 1000000 client-go-ns/op\t 1000000 generic-typed-ns/op\t 1000000 generic-unstructured-ns/op\t %.0f %s-ns/op\n", cache, ratio*1e6, tc.contender)
 				}
 			}
 			r := &report{results: map[string][]result{"reads": parse([]byte(out.String()))}}
-			if got := r.dropInReadTargets()[0]; got.verdict != tc.want {
+			if got := tc.target(r); got.verdict != tc.want {
 				t.Errorf("%s: %s, want %s (%s)", got.name, got.verdict, tc.want, got.measured)
 			}
 		})

@@ -156,6 +156,7 @@ func (r *report) targetList() []target {
 	ts = append(ts, r.reconcileTarget())
 	ts = append(ts, r.unstructuredTargets()...)
 	ts = append(ts, r.dropInReadTargets()...)
+	ts = append(ts, r.sharedReadTargets()...)
 	return append(ts, r.cacheSizeTargets()...)
 }
 
