@@ -52,6 +52,7 @@ func BenchmarkCacheSize(b *testing.B) {
 		{"configmaps-unique", configMapsGVR, uniqueConfigMapsSelector},
 	} {
 		b.Run("resource="+set.name, func(b *testing.B) {
+			seedResource(b, config, set.gvr)
 			clientfeaturestesting.SetFeatureDuringTest(b, clientfeatures.WatchListClient, true)
 			warmUpSelected(b, config, set.gvr, set.selector)
 			for _, c := range cacheSizeContenders {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
@@ -67,32 +68,78 @@ const (
 	uniqueConfigMapNamespaces = 10
 )
 
-var (
-	realisticOnce sync.Once
-	realisticErr  error
-)
+// seeding is the seeding of one part of the fixture, once per process.
+type seeding struct {
+	once sync.Once
+	err  error
+}
 
-// realisticServer returns the shared embedded server holding the fixture
-// of BenchmarkCacheSize, seeding it on first use.
+// do runs seed the first time, and fails b if it failed.
+func (s *seeding) do(b *testing.B, seed func() error) {
+	b.Helper()
+	s.once.Do(func() { s.err = seed() })
+	if s.err != nil {
+		b.Fatal(s.err)
+	}
+}
+
+// The fixture's parts, each seeded when a benchmark first needs it: a run
+// of BenchmarkCacheSize's Pods alone (as the growth runs at 100,000 are)
+// seeds no ConfigMaps.
+var namespacesSeeding, podsSeeding, configMapsSeeding seeding
+
+// realisticServer returns the shared embedded server with the fixture's
+// namespaces, creating them on first use.
 func realisticServer(b *testing.B) *rest.Config {
 	b.Helper()
 	config := sharedServer(b).Config
-	realisticOnce.Do(func() {
+	namespacesSeeding.do(b, func() error {
 		if scheme == nil {
-			if scheme, realisticErr = newScheme(); realisticErr != nil {
-				return
+			var err error
+			if scheme, err = newScheme(); err != nil {
+				return err
 			}
 		}
-		realisticErr = seedRealistic(config)
+		return seedNamespaces(config)
 	})
-	if realisticErr != nil {
-		b.Fatal(realisticErr)
-	}
 	return config
 }
 
-func seedRealistic(config *rest.Config) error {
+// seedResource seeds the fixture's objects of gvr (podsGVR or
+// configMapsGVR) into the server at config, on first use.
+func seedResource(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource) {
+	b.Helper()
+	seedConfig := rest.CopyConfig(config)
+	seedConfig.QPS, seedConfig.Burst = 5000, 5000
+	clientset, err := kubernetes.NewForConfig(seedConfig)
+	if err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
+	timed := func(what string, seed func() error) func() error {
+		return func() error {
+			started := time.Now()
+			if err := seed(); err != nil {
+				return err
+			}
+			fmt.Printf("seeded %d %s in %v\n", objects, what, time.Since(started).Round(time.Millisecond))
+			return nil
+		}
+	}
+	if gvr == podsGVR {
+		podsSeeding.do(b, timed("realistic Pods", func() error {
+			if err := seedRealisticPods(ctx, clientset); err != nil {
+				return err
+			}
+			return checkRealisticPod(ctx, clientset)
+		}))
+		return
+	}
+	configMapsSeeding.do(b, timed("unique ConfigMaps", func() error { return seedUniqueConfigMaps(ctx, clientset) }))
+}
+
+// seedNamespaces creates the fixture's namespaces.
+func seedNamespaces(config *rest.Config) error {
 	c, err := cluster.New(config)
 	if err != nil {
 		return err
@@ -104,24 +151,7 @@ func seedRealistic(config *rest.Config) error {
 	for i := range uniqueConfigMapNamespaces {
 		prelude = append(prelude, cluster.Namespace("uniq-"+strconv.Itoa(i)))
 	}
-	if err := c.Apply(ctx, prelude...); err != nil {
-		return err
-	}
-	seedConfig := rest.CopyConfig(config)
-	seedConfig.QPS, seedConfig.Burst = 5000, 5000
-	clientset, err := kubernetes.NewForConfig(seedConfig)
-	if err != nil {
-		return err
-	}
-	started := time.Now()
-	if err := seedRealisticPods(ctx, clientset); err != nil {
-		return err
-	}
-	if err := seedUniqueConfigMaps(ctx, clientset); err != nil {
-		return err
-	}
-	fmt.Printf("seeded %d realistic Pods and %d unique ConfigMaps in %v\n", objects, objects, time.Since(started).Round(time.Millisecond))
-	return checkRealisticPod(ctx, clientset)
+	return c.Apply(context.Background(), prelude...)
 }
 
 // seedRealisticPods creates the Pods, each with its status, and the

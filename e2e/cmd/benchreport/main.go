@@ -11,8 +11,9 @@
 // -objects sets the size (default 10000) and -count the runs of each
 // benchmark (default 6; benchstat needs at least 6 for a confidence
 // interval; BenchmarkCacheSize runs at most cacheSizeMaxCount times);
-// -scaling the sizes of the scaling run (default 1000,10000,100000; ""
-// for none).
+// -scaling the sizes of the scaling runs (default 1000,10000,100000; ""
+// for none): BenchmarkSync's ConfigMaps (scaling.go) and
+// BenchmarkCacheSize's realistic Pods (growth.go).
 package main
 
 import (
@@ -29,7 +30,7 @@ func main() {
 	objects := flag.Int("objects", 10000, "objects per benchmark (BENCH_OBJECTS)")
 	count := flag.Int("count", 6, "runs of each benchmark (-count)")
 	out := flag.String("out", "../docs", "where to write benchmarks.md and benchmarks/")
-	scaling := flag.String("scaling", "1000,10000,100000", "sizes of the sync benchmark's scaling run, comma-separated; empty: none")
+	scaling := flag.String("scaling", "1000,10000,100000", "sizes of the scaling runs (sync of ConfigMaps, cache size of realistic Pods), comma-separated; empty: none")
 	flag.Parse()
 	sizes, err := parseSizes(*scaling)
 	if err != nil {

@@ -64,6 +64,7 @@ func (r *report) markdown() ([]byte, error) {
 	w("![Memory per cached object](benchmarks/memory.png)\n\n")
 	r.cacheSizeSection(w, &b)
 	r.scalingSection(w, &b)
+	r.growthSection(w, &b)
 	r.scaleOutSections(w, &b)
 	r.reconcileSection(w, &b)
 	w("## benchstat\n\n")

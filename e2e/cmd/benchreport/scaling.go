@@ -22,6 +22,17 @@ const scalingBench = "Sync/resource=configmaps/watchlist=on"
 
 var scalingContenders = []string{"generic-typed", "generic-unstructured", "client-go-dynamic"}
 
+// sizedRun is a run of one benchmark at each size of the report's scaling
+// sizes: its results are under results["<prefix>-<size>"].
+type sizedRun struct {
+	prefix, bench string
+	contenders    []string
+}
+
+// configMapsScaling is issue 12's scaling run; podsGrowth (growth.go)
+// issue 27's.
+var configMapsScaling = sizedRun{"scaling", scalingBench, scalingContenders}
+
 // scalingGroup is the run at one size.
 func scalingGroup() group {
 	return group{
@@ -36,17 +47,26 @@ func scalingGroup() group {
 // wrong moment, the machine's other work) does not pass for growth.
 const scalingCount = 3
 
-// runScaling runs scalingGroup at each size, scalingCount times; the
-// results of each size are under results["scaling-<size>"].
+// runScaling runs scalingGroup at each size, scalingCount times, and
+// growthGroup once; the results of each size are under
+// results["scaling-<size>"] and results["growth-<size>"].
 func runScaling(sizes []int, results map[string][]result, raw *[]byte) error {
-	for _, size := range sizes {
-		g := scalingGroup()
-		output, err := g.run(size, scalingCount)
-		if err != nil {
-			return err
+	for _, run := range []struct {
+		prefix string
+		group  group
+		count  int
+	}{
+		{configMapsScaling.prefix, scalingGroup(), scalingCount},
+		{podsGrowth.prefix, growthGroup(), growthCount},
+	} {
+		for _, size := range sizes {
+			output, err := run.group.run(size, run.count)
+			if err != nil {
+				return err
+			}
+			*raw = append(*raw, output...)
+			results[run.prefix+"-"+strconv.Itoa(size)] = parse(output)
 		}
-		*raw = append(*raw, output...)
-		results["scaling-"+strconv.Itoa(size)] = parse(output)
 	}
 	return nil
 }
@@ -76,28 +96,34 @@ func (r *report) scalingSection(w func(format string, args ...any), b *bytes.Buf
 	b.WriteString("\n![Sync time per object](benchmarks/scaling-time.png)\n\n![Heap per object](benchmarks/scaling-heap.png)\n\n")
 }
 
-// scalingCharts draws time and heap per object against the size.
+// scalingCharts draws time and heap per object against the size, for
+// each sized run.
 func (r *report) scalingCharts(dir string) error {
 	if len(r.scaling) == 0 {
 		return nil
 	}
-	if err := r.scalingChart(filepath.Join(dir, "scaling-time.png"), "Time to sync per object, the client alone in its process (µs)", "alone-ns/op", 1e-3, true); err != nil {
-		return err
+	for _, run := range []sizedRun{configMapsScaling, podsGrowth} {
+		if err := r.sizeChart(filepath.Join(dir, run.prefix+"-time.png"), "Time to sync per object, the client alone in its process (µs)", run, "alone-ns/op", 1e-3, true); err != nil {
+			return err
+		}
+		if err := r.sizeChart(filepath.Join(dir, run.prefix+"-heap.png"), "Live heap per object (KiB)", run, "B/object", 1.0/1024, false); err != nil {
+			return err
+		}
 	}
-	return r.scalingChart(filepath.Join(dir, "scaling-heap.png"), "Live heap per object (KiB)", "B/object", 1.0/1024, false)
+	return nil
 }
 
-func (r *report) scalingChart(path, title, unit string, scale float64, perObject bool) error {
+func (r *report) sizeChart(path, title string, run sizedRun, unit string, scale float64, perObject bool) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "objects"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top = true
-	for i, c := range scalingContenders {
+	for i, c := range run.contenders {
 		var points plotter.XYs
 		for _, size := range r.scaling {
-			v, ok := median(r.results["scaling-"+strconv.Itoa(size)], scalingBench, c, unit)
+			v, ok := median(r.results[run.prefix+"-"+strconv.Itoa(size)], run.bench, c, unit)
 			if !ok {
 				continue
 			}

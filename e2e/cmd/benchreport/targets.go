@@ -157,7 +157,8 @@ func (r *report) targetList() []target {
 	ts = append(ts, r.unstructuredTargets()...)
 	ts = append(ts, r.dropInReadTargets()...)
 	ts = append(ts, r.sharedReadTargets()...)
-	return append(ts, r.cacheSizeTargets()...)
+	ts = append(ts, r.cacheSizeTargets()...)
+	return append(ts, r.growthTargets()...)
 }
 
 // targets renders targetList as the report's table.
