@@ -185,7 +185,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		GVR:            gvr,
 		Convert:        convert,
 		NewT:           newT,
-		Transform:      i.ingestTransform(o.stripManaged),
+		Transform:      i.ingestTransform(o.stripManaged, o.share),
 		StopForGood:    o.stopWhenGone,
 		UnexpectedType: ErrUnexpectedType,
 	}, listwatch.Hooks{
@@ -385,18 +385,24 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 // ingestTransform is what the ingest does to every object it converted:
 // managedFields stripped if asked (WithStripManagedFields), then the
 // user's transform, if any, guarded, on an object with labels of its own
-// (objectedit.OwnLabels), since a transform may edit them in place.
-func (i *informer[T]) ingestTransform(strip bool) func(T) (T, error) {
+// (objectedit.OwnLabels), since a transform may edit them in place; then,
+// if share is not nil, what repeats shared (withIngestSharing).
+func (i *informer[T]) ingestTransform(strip bool, share func(obj any)) func(T) (T, error) {
 	return func(t T) (T, error) {
 		if strip {
 			objectedit.StripManagedFields(t)
 		}
-		user := i.transform.Load()
-		if user == nil {
-			return t, nil
+		if user := i.transform.Load(); user != nil {
+			objectedit.OwnLabels(t)
+			var err error
+			if t, err = i.guardTransform(*user)(t); err != nil {
+				return t, err
+			}
 		}
-		objectedit.OwnLabels(t)
-		return i.guardTransform(*user)(t)
+		if share != nil {
+			share(t)
+		}
+		return t, nil
 	}
 }
 

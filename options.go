@@ -47,6 +47,9 @@ type options struct {
 	stopWhenGone     bool
 	stripManaged     bool
 	deferredStart    bool
+	// share, if not nil, makes each object share what repeats with the
+	// objects ingested before it, after the transform (withIngestSharing).
+	share func(obj any)
 	// shard is WithShard's, nil if not given (every object); shardKey is
 	// the field hashed.
 	shard    *Shard
@@ -201,6 +204,16 @@ func WithStopWhenNotServed() Option {
 // packages use, sets it to keep client-go's behaviour exactly.
 func withDeferredStart() Option {
 	return func(o *options) { o.deferredStart = true }
+}
+
+// withIngestSharing makes the ingest give every object to share last,
+// after managedFields are stripped and the transform has run: the
+// transform, which client-go lets edit an object in place, gets it as its
+// ListerWatcher made it, and what share makes shared is never edited
+// again. The client-go-shaped factory of shim.go sets it for the drop-in
+// for dynamicinformer (dropInSharing).
+func withIngestSharing(share func(obj any)) Option {
+	return func(o *options) { o.share = share }
 }
 
 // WithShard makes the informers hold one shard of their resource's

@@ -58,7 +58,7 @@ func NewGenericInformerFactory[T Object](source Source, defaultResync time.Durat
 		source = tweakedSource(source, tweakListOptions)
 	}
 	// These options cannot be invalid.
-	factory, _ := NewFactory[T](source, readLayout[T](), withDeferredStart(),
+	factory, _ := NewFactory[T](source, nil, withDeferredStart(), withIngestSharing(dropInSharing[T]()),
 		WithResyncPeriod(defaultResync), WithNamespace(namespace), WithTransform(transform))
 	return &GenericInformerFactory[T]{factory: factory, holds: map[schema.GroupVersionResource][]Handle[T]{}}
 }

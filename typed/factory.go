@@ -134,10 +134,14 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	if err != nil {
 		return nil, err
 	}
+	sharing := share.EqualTrees
+	if resolved.NoSharing {
+		sharing = share.StringsOnly
+	}
 	return &Factory{
 		shard:       shard,
 		scheme:      scheme,
-		interner:    share.NewInterner(!resolved.NoSharing),
+		interner:    share.NewInterner(sharing),
 		sharer:      share.New(!resolved.NoSharing),
 		codecs:      serializer.NewCodecFactory(scheme),
 		clients:     resolved,

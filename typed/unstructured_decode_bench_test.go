@@ -49,7 +49,7 @@ func BenchmarkDecodeConfigMapList(b *testing.B) {
 		}
 		return d
 	}
-	unstructuredCodecs := newUnstructuredSerializer(codecs, share.NewInterner(true))
+	unstructuredCodecs := newUnstructuredSerializer(codecs, share.NewInterner(share.EqualTrees))
 	contenders := []struct {
 		name    string
 		data    []byte

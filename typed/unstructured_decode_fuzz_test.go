@@ -101,7 +101,7 @@ func FuzzProtobufToUnstructured(f *testing.F) {
 // starts again.
 func checkInternedDecodes(t *testing.T, codecs serializer.CodecFactory, mediaType string, data []byte, want decoded, reference string) {
 	t.Helper()
-	in := share.NewInterner(true)
+	in := share.NewInterner(share.EqualTrees)
 	in.Bound(4, 1, 1)
 	decoder := unstructuredDecoderWith(t, codecs, in, mediaType)
 	decode := func() decoded {

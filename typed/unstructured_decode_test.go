@@ -19,7 +19,7 @@ import (
 // UnstructuredFor get from unstructuredSerializer.
 func unstructuredDecoder(t *testing.T, mediaType string) runtime.Decoder {
 	t.Helper()
-	return unstructuredDecoderWith(t, serializer.NewCodecFactory(clientgoscheme.Scheme), share.NewInterner(true), mediaType)
+	return unstructuredDecoderWith(t, serializer.NewCodecFactory(clientgoscheme.Scheme), share.NewInterner(share.EqualTrees), mediaType)
 }
 
 // unstructuredDecoderWith is unstructuredDecoder, of codecs, interning
@@ -201,7 +201,7 @@ func TestProtobufFieldsV1ReadAsByTheConverter(t *testing.T) {
 			var want, got decoded
 			obj, _, err := withoutInterner.Decode(data, nil, nil)
 			want.Object, want.Err = obj, err != nil
-			obj, _, err = unstructuredDecoderWith(t, codecs, share.NewInterner(true), runtime.ContentTypeProtobuf).Decode(data, nil, nil)
+			obj, _, err = unstructuredDecoderWith(t, codecs, share.NewInterner(share.EqualTrees), runtime.ContentTypeProtobuf).Decode(data, nil, nil)
 			got.Object, got.Err = obj, err != nil
 			if diff := cmp.Diff(want, got, compareUndecodable); diff != "" {
 				t.Errorf("decoded (-without an interner +with one):\n%s", diff)

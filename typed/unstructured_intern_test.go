@@ -21,7 +21,7 @@ import (
 func TestProtobufPathSharesFieldsV1(t *testing.T) {
 	codecs := serializer.NewCodecFactory(clientgoscheme.Scheme)
 	data := encodeAs(t, codecs, runtime.ContentTypeProtobuf, benchConfigMapList(2))
-	for _, sharing := range []bool{true, false} {
+	for _, sharing := range []share.Sharing{share.EqualTrees, share.StringsOnly} {
 		negotiated := newUnstructuredSerializer(codecs, share.NewInterner(sharing))
 		decoder, err := runtime.NewClientNegotiator(negotiated, clientgoscheme.Scheme.PrioritizedVersionsAllGroups()[0]).Decoder(runtime.ContentTypeProtobuf, nil)
 		if err != nil {
@@ -45,7 +45,7 @@ func TestProtobufPathSharesFieldsV1(t *testing.T) {
 			}
 			return reflect.ValueOf(tree).UnsafePointer()
 		}
-		if got := fieldsV1(one) != nil && fieldsV1(one) == fieldsV1(two); got != sharing {
+		if got := fieldsV1(one) != nil && fieldsV1(one) == fieldsV1(two); got != (sharing == share.EqualTrees) {
 			t.Errorf("sharing %v: fieldsV1 of both objects one map = %v", sharing, got)
 		}
 		// The kind and apiVersion the items get from their list are

@@ -233,3 +233,48 @@ func TestDropInSharesWhatRepeats(t *testing.T) {
 		t.Errorf("shared by the two objects (-want +got):\n%s", diff)
 	}
 }
+
+// TestDropInTransformBeforeSharing: a transform set with client-go's
+// SetTransform edits objects in place, as client-go lets it; the drop-in
+// shares what repeats only after it, so an edit of one object's data never
+// reaches another's, though their data were equal as the client made
+// them.
+func TestDropInTransformBeforeSharing(t *testing.T) {
+	configMap := func(name string) runtime.Object {
+		return &apiunstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name, "namespace": "team-a"},
+			"data":     map[string]any{"k": "v", "drop": "x"},
+		}}
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList"}, configMap("a"), configMap("b"), configMap("c"))
+	factory := unstructured.NewDynamicSharedInformerFactory(client, 0)
+	informer := factory.ForResource(configMapsGVR)
+	err := informer.Informer().SetTransform(func(obj any) (any, error) {
+		if u, ok := obj.(*apiunstructured.Unstructured); ok && u.GetName() == "c" {
+			delete(u.Object["data"].(map[string]any), "drop")
+		}
+		return obj, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(factory.Shutdown)
+	factory.Start(nil)
+	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	factory.WaitForCacheSync(timeout.Done())
+	got := map[string]map[string]any{}
+	for _, name := range []string{"a", "b", "c"} {
+		obj, err := informer.Lister().ByNamespace("team-a").Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[name] = obj.(*apiunstructured.Unstructured).Object["data"].(map[string]any)
+	}
+	want := map[string]map[string]any{"a": {"k": "v", "drop": "x"}, "b": {"k": "v", "drop": "x"}, "c": {"k": "v"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("cached data (-want +got):\n%s", diff)
+	}
+}

@@ -37,7 +37,7 @@ func TestRemakeForReads(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in := NewInterner(c.shareTrees)
+			in := NewInterner(sharingOf(c.shareTrees))
 			want, first, second := decodeContent(t, c.json), decodeContent(t, c.json), decodeContent(t, c.json)
 			beforeMetadata, _ := second["metadata"].(map[string]any)
 			first = in.Object(first, RemakeForReads, nil)
@@ -63,7 +63,7 @@ func TestRemakeForReads(t *testing.T) {
 			}
 		})
 	}
-	if got := NewInterner(true).Object(nil, RemakeForReads, nil); got != nil {
+	if got := NewInterner(EqualTrees).Object(nil, RemakeForReads, nil); got != nil {
 		t.Errorf("nil content became %v", got)
 	}
 }

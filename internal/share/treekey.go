@@ -64,8 +64,7 @@ func (k *treeKeys) appendMap(m map[string]any) bool {
 	ok := true
 	for i := start; i < end && ok; i++ {
 		key := k.keys[i]
-		k.buf = binary.AppendUvarint(k.buf, uint64(len(key)))
-		k.buf = append(k.buf, key...)
+		k.buf = appendString(k.buf, key)
 		ok = k.appendValue(m[key])
 	}
 	clear(k.keys[start:end]) // keep no object's strings alive
@@ -79,9 +78,7 @@ func (k *treeKeys) appendValue(value any) bool {
 		k.buf = append(k.buf, 'm')
 		return k.appendMap(v)
 	case string:
-		k.buf = append(k.buf, 's')
-		k.buf = binary.AppendUvarint(k.buf, uint64(len(v)))
-		k.buf = append(k.buf, v...)
+		k.buf = appendString(append(k.buf, 's'), v)
 		return true
 	}
 	return false

@@ -64,7 +64,7 @@ func TestTreeKeys(t *testing.T) {
 // TestSharedTreesAllocateNothing: finding a fieldsV1 tree or a labels map
 // that is shared already allocates nothing (the point of treeKeys).
 func TestSharedTreesAllocateNothing(t *testing.T) {
-	in := NewInterner(true)
+	in := NewInterner(EqualTrees)
 	fields := map[string]any{"f:metadata": map[string]any{"f:labels": map[string]any{".": map[string]any{}, "f:app": map[string]any{}}}}
 	labels := map[string]any{"app": "web", "tier": "front"}
 	in.mu.Lock()

@@ -1,6 +1,7 @@
 package share
 
 import (
+	"hash/maphash"
 	"slices"
 	"sync"
 
@@ -62,13 +63,15 @@ const (
 // An Interner is safe for concurrent use: the decoders of every informer
 // of a factory share one.
 type Interner struct {
+	// sharing is what it shares.
+	sharing Sharing
 	// shareTrees is whether equal fieldsV1 trees and labels maps are
-	// shared.
+	// shared (sharing EqualTrees or more).
 	shareTrees bool
-	// maxStrings, maxFieldSets and maxLabelSets bound the tables
-	// (maxInternedStrings, maxSharedFieldSets, maxSharedLabelSets; smaller
-	// in tests).
-	maxStrings, maxFieldSets, maxLabelSets int
+	// maxStrings, maxFieldSets, maxLabelSets and maxSubtrees bound the
+	// tables (maxInternedStrings, maxSharedFieldSets, maxSharedLabelSets,
+	// maxSharedSubtrees; smaller in tests).
+	maxStrings, maxFieldSets, maxLabelSets, maxSubtrees int
 
 	mu sync.Mutex
 	// strings holds each string seen twice or more, boxed once.
@@ -90,19 +93,46 @@ type Interner struct {
 	fieldSets, decodedFieldSets map[string]map[string]any
 	// labelSets are the shared labels maps, by their treeKeys form.
 	labelSets map[string]map[string]any
-	// treeKeys writes the keys of decodedFieldSets and labelSets.
+	// subtrees are the shared maps and lists of EqualSubtrees, by their
+	// treeKeys node form; subtreeCandidates the hashes of those forms met
+	// once (see canonical).
+	subtrees          map[string]any
+	subtreeCandidates hashCandidates
+	seed              maphash.Seed
+	// treeKeys writes the keys of decodedFieldSets, labelSets and
+	// subtrees.
 	treeKeys treeKeys
 }
 
-// NewInterner returns an Interner with empty tables, which shares equal
-// fieldsV1 trees and labels maps if shareTrees, and strings always.
-func NewInterner(shareTrees bool) *Interner {
+// Sharing is what an Interner shares across objects.
+type Sharing uint8
+
+const (
+	// StringsOnly shares strings: invisible.
+	StringsOnly Sharing = iota
+	// EqualTrees shares strings, equal managedFields fieldsV1 trees and
+	// equal metadata.labels maps.
+	EqualTrees
+	// EqualSubtrees shares strings, and every map or list equal to one
+	// met before, wherever it is in an object (hash-consing, see
+	// canonical): the containers, env, probes, ports, resources and
+	// volume mounts of the Pods of a ReplicaSet, as well as the trees of
+	// EqualTrees.
+	EqualSubtrees
+)
+
+// NewInterner returns an Interner with empty tables, which shares what
+// sharing says.
+func NewInterner(sharing Sharing) *Interner {
 	return &Interner{
-		shareTrees: shareTrees,
+		sharing: sharing, shareTrees: sharing >= EqualTrees,
 		maxStrings: maxInternedStrings, maxFieldSets: maxSharedFieldSets, maxLabelSets: maxSharedLabelSets,
-		strings:   map[string]any{},
-		fieldSets: map[string]map[string]any{}, decodedFieldSets: map[string]map[string]any{},
+		maxSubtrees: maxSharedSubtrees,
+		strings:     map[string]any{},
+		fieldSets:   map[string]map[string]any{}, decodedFieldSets: map[string]map[string]any{},
 		labelSets:  map[string]map[string]any{},
+		subtrees:   map[string]any{},
+		seed:       maphash.MakeSeed(),
 		candidates: candidates[any]{bits: candidatePairBits},
 	}
 }
@@ -369,10 +399,17 @@ func (w walk) value(value any) any {
 			return w.in.boxed(v, value)
 		}
 	case map[string]any:
-		return w.mapOf(v, w.remake == RemakeAll, func(_ string, item any) any { return w.value(item) })
+		m := w.mapOf(v, w.remake == RemakeAll, func(_ string, item any) any { return w.value(item) })
+		if w.in.sharing == EqualSubtrees {
+			return w.canonical(m)
+		}
+		return m
 	case []any:
 		for i, item := range v {
 			v[i] = w.value(item)
+		}
+		if w.in.sharing == EqualSubtrees {
+			return w.canonical(value)
 		}
 	}
 	return value

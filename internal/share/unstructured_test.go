@@ -40,7 +40,7 @@ func TestInternerSharesWhatRepeats(t *testing.T) {
 		{"no sharing", false, sharing{Kinds: true, Namespaces: true, LabelValues: true, Managers: true, DataKeys: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := NewInterner(tc.shareTrees)
+			in := NewInterner(sharingOf(tc.shareTrees))
 			data := readFixture(t, "configmap-list-managed.json")
 			list := decodeJSONWith(t, in, data).(*unstructured.UnstructuredList)
 			want := dynamicClientDecode(t, data)
@@ -71,7 +71,7 @@ func TestInternerSharesWhatRepeats(t *testing.T) {
 // TestInternerConcurrentDecodes: the informers of a factory decode at the
 // same time through one interner (run with -race).
 func TestInternerConcurrentDecodes(t *testing.T) {
-	in := NewInterner(true)
+	in := NewInterner(EqualTrees)
 	data := readFixture(t, "configmap-list-managed.json")
 	want := dynamicClientDecode(t, data)
 	var g sync.WaitGroup
@@ -186,7 +186,7 @@ func TestInternerBounds(t *testing.T) {
 		Strings, FieldSets int
 		Timestamp          bool
 	}
-	in := NewInterner(true)
+	in := NewInterner(EqualTrees)
 	in.maxStrings, in.maxFieldSets = 4, 1
 	var got held
 	for i := range 20 {
@@ -233,7 +233,7 @@ func TestInternerLabelSets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := NewInterner(tc.share)
+			in := NewInterner(sharingOf(tc.share))
 			first, then := withLabels(tc.first), withLabels(tc.then)
 			wantFirst, wantThen := runtime.DeepCopyJSON(first), runtime.DeepCopyJSON(then)
 			first = in.Object(first, KeepMaps, nil)
@@ -287,7 +287,7 @@ func TestInternerStringsSeenTwice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := NewInterner(true)
+			in := NewInterner(EqualTrees)
 			var objects []map[string]any
 			for _, v := range tc.values {
 				// A string of its own, as a decoder makes one.
@@ -353,11 +353,11 @@ func TestInterningAddsNoCostToAField(t *testing.T) {
 	var decoded, interned [maxFields + 1]int64
 	// One decode first, so that the codecs' one-time set-up counts in none
 	// of the measures.
-	decodeJSONWith(t, NewInterner(true), objectListJSON(t, 1, 1))
+	decodeJSONWith(t, NewInterner(EqualTrees), objectListJSON(t, 1, 1))
 	for fields := range maxFields + 1 {
 		data := objectListJSON(t, objects, fields)
 		decoded[fields] = heaptest.Of(func() any { return decodeJSONWith(t, nil, data) }) / objects
-		interned[fields] = heaptest.Of(func() any { return decodeJSONWith(t, NewInterner(true), data) }) / objects
+		interned[fields] = heaptest.Of(func() any { return decodeJSONWith(t, NewInterner(EqualTrees), data) }) / objects
 	}
 	var costlier []string
 	for fields := 1; fields <= maxFields; fields++ {
@@ -392,4 +392,12 @@ func objectListJSON(t *testing.T, n, fields int) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// sharingOf is the Sharing of a test case that shares trees or not.
+func sharingOf(trees bool) Sharing {
+	if trees {
+		return EqualTrees
+	}
+	return StringsOnly
 }
