@@ -105,27 +105,31 @@ func (s *shardState) selector(key ShardKey) sharding.Selector {
 	return selector
 }
 
-// shard returns the shard selected, and the one being widened to.
+// shard returns the shard selected, and the one being widened to (the
+// last, if a membership widened to several).
 func (s *shardState) shard() (current Shard, widened *Shard) {
 	c, w := s.state.Ranges()
-	if w != nil {
-		next := shardOf(*w)
+	if len(w) > 0 {
+		next := shardOf(w[len(w)-1])
 		widened = &next
 	}
 	return shardOf(c), widened
 }
 
 // describe describes the shard for an informer's Status: "" when it
-// holds every object; while a reshard is under way, "current+next".
+// holds every object; while a reshard is under way, "current+next" (and
+// "+next" for each further shard a membership widened to).
 func (s *shardState) describe() string {
-	current, widened := s.shard()
-	if current.all() && widened == nil {
+	c, widened := s.state.Ranges()
+	current := shardOf(c)
+	if current.all() && len(widened) == 0 {
 		return ""
 	}
-	if widened != nil {
-		return fmt.Sprintf("%v+%v", current, *widened)
+	parts := []string{current.String()}
+	for _, w := range widened {
+		parts = append(parts, shardOf(w).String())
 	}
-	return current.String()
+	return strings.Join(parts, "+")
 }
 
 // widen selects the union of the current shard and next, a valid one

@@ -12,6 +12,7 @@ package shardsel
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/sharding"
@@ -54,8 +55,11 @@ func Bound(i, n int) string {
 type State struct {
 	mu      sync.Mutex
 	current Range
-	// widened is the range the current one is being widened to, or nil.
-	widened    *Range
+	// widened are the ranges the current one is being widened to, in the
+	// order they were added: one for a reshard the caller runs (Widen),
+	// more when the replicas' membership changes again before a reshard
+	// is done (WidenAlso). Nil when no reshard is under way.
+	widened    []Range
 	generation uint64
 	changed    chan struct{}
 }
@@ -71,10 +75,7 @@ func New(r Range) *State {
 func (s *State) Selection(key string) (sharding.Selector, uint64, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ranges := []Range{s.current}
-	if s.widened != nil {
-		ranges = append(ranges, *s.widened)
-	}
+	ranges := append([]Range{s.current}, s.widened...)
 	var reqs []sharding.ShardRangeRequirement
 	for _, r := range ranges {
 		if r.all() {
@@ -85,28 +86,51 @@ func (s *State) Selection(key string) (sharding.Selector, uint64, <-chan struct{
 	return sharding.NewSelector(reqs...), s.generation, s.changed
 }
 
-// Ranges returns the range selected, and the one being widened to.
-func (s *State) Ranges() (current Range, widened *Range) {
+// Ranges returns the range selected, and those it is being widened to
+// (nil if none), the last added last.
+func (s *State) Ranges() (current Range, widened []Range) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.current, s.widened
+	return s.current, slices.Clone(s.widened)
 }
 
 // Widen selects the union of the current range and next, and returns the
-// generation that selection has. It changes nothing when that is already
-// the selection; it is an error while a widening to another range is
-// under way.
+// generation that selection has. It changes nothing when next is selected
+// already; it is an error while a widening to another range is under way
+// (see WidenAlso).
 func (s *State) Widen(next Range) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.current == next || (s.widened != nil && *s.widened == next) {
+	if s.selectsLocked(next) {
 		return s.generation, nil
 	}
-	if s.widened != nil {
-		return 0, fmt.Errorf("generic: resharding to %v has begun; finish it (Reshard(%d, %d)) before widening to %v", *s.widened, s.widened.Index, s.widened.Count, next)
+	if len(s.widened) > 0 {
+		last := s.widened[len(s.widened)-1]
+		return 0, fmt.Errorf("generic: resharding to %v has begun; finish it (Reshard(%d, %d)) before widening to %v", last, last.Index, last.Count, next)
 	}
-	s.widened = &next
-	return s.bumpLocked(), nil
+	return s.addLocked(next), nil
+}
+
+// WidenAlso selects the union of what is selected and next, whatever
+// widening is under way, and returns the generation that selection has:
+// for replicas whose membership changed again before they narrowed, which
+// must keep every range they widened to until a later view is settled.
+func (s *State) WidenAlso(next Range) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.selectsLocked(next) {
+		return s.generation
+	}
+	return s.addLocked(next)
+}
+
+func (s *State) selectsLocked(r Range) bool {
+	return s.current == r || slices.Contains(s.widened, r)
+}
+
+func (s *State) addLocked(r Range) uint64 {
+	s.widened = append(s.widened, r)
+	return s.bumpLocked()
 }
 
 // Narrow selects next alone and returns the generation that selection
@@ -114,7 +138,7 @@ func (s *State) Widen(next Range) (uint64, error) {
 func (s *State) Narrow(next Range) uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.current == next && s.widened == nil {
+	if s.current == next && len(s.widened) == 0 {
 		return s.generation
 	}
 	s.current, s.widened = next, nil

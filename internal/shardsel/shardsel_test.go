@@ -32,3 +32,76 @@ func TestShardBoundsCoverTheHashSpace(t *testing.T) {
 		})
 	}
 }
+
+// TestWidenAndNarrow runs sequences of steps on a State of shard 0/2 and
+// checks the selection after each (as "index/count" ranges, in order) and
+// whether its generation moved: Widen refuses a second range, WidenAlso
+// adds it, Narrow leaves one.
+func TestWidenAndNarrow(t *testing.T) {
+	type step struct {
+		op    string // "widen", "also", "narrow"
+		r     Range
+		ok    bool
+		after []string
+		moved bool
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"widen then narrow", []step{
+			{"widen", Range{0, 3}, true, []string{"0/2", "0/3"}, true},
+			{"widen", Range{0, 3}, true, []string{"0/2", "0/3"}, false},
+			{"narrow", Range{0, 3}, true, []string{"0/3"}, true},
+		}},
+		{"widen to another during a widening", []step{
+			{"widen", Range{0, 3}, true, []string{"0/2", "0/3"}, true},
+			{"widen", Range{1, 4}, false, []string{"0/2", "0/3"}, false},
+		}},
+		{"widen also, twice, then narrow", []step{
+			{"also", Range{0, 3}, true, []string{"0/2", "0/3"}, true},
+			{"also", Range{1, 4}, true, []string{"0/2", "0/3", "1/4"}, true},
+			{"also", Range{0, 2}, true, []string{"0/2", "0/3", "1/4"}, false},
+			{"narrow", Range{1, 4}, true, []string{"1/4"}, true},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(Range{0, 2})
+			for i, st := range tc.steps {
+				_, before, _ := s.Selection("object.metadata.uid")
+				var err error
+				switch st.op {
+				case "widen":
+					_, err = s.Widen(st.r)
+				case "also":
+					s.WidenAlso(st.r)
+				case "narrow":
+					s.Narrow(st.r)
+				}
+				selector, after, _ := s.Selection("object.metadata.uid")
+				var got []string
+				for _, req := range selector.Requirements() {
+					got = append(got, rangeOf(t, req).String())
+				}
+				if diff := cmp.Diff(st.after, got); diff != "" || (err == nil) != st.ok || (after != before) != st.moved {
+					t.Errorf("step %d (%s %v): error %v (want ok %v), generation moved %v (want %v), selection (-want +got):\n%s", i, st.op, st.r, err, st.ok, after != before, st.moved, diff)
+				}
+			}
+		})
+	}
+}
+
+// rangeOf finds the Range of count up to 4 whose requirement req is.
+func rangeOf(t *testing.T, req sharding.ShardRangeRequirement) Range {
+	t.Helper()
+	for n := 1; n <= 4; n++ {
+		for i := range n {
+			if r := (Range{i, n}).requirement(req.Key); r.Start == req.Start && r.End == req.End {
+				return Range{i, n}
+			}
+		}
+	}
+	t.Fatalf("no range of %v", req)
+	return Range{}
+}
