@@ -1,0 +1,287 @@
+package membership
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+)
+
+// Config is a replica's membership.
+type Config struct {
+	// Client reads and writes the Leases of Namespace.
+	Client coordinationclient.LeaseInterface
+	// Group names the controller whose replicas share shards: its Leases
+	// carry it in GroupLabel.
+	Group string
+	// Identity is the replica's: its Lease's name, a DNS subdomain unique
+	// in the group (a Pod's name).
+	Identity string
+	// LeaseDuration is how long the others wait, from the last change of a
+	// replica's Lease they saw, before they take it for gone.
+	// RenewDeadline is how long a replica keeps owning its shard without
+	// renewing its Lease: shorter than LeaseDuration, so that it has
+	// stepped down before any other can see its Lease expire (if their
+	// clocks run at about the same rate). RetryPeriod is how often it
+	// renews its Lease and reads the others'.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+}
+
+// Validate returns an error for a Config the runner cannot run.
+func (c Config) Validate() error {
+	switch {
+	case c.Client == nil:
+		return errors.New("membership: no Lease client")
+	case c.Group == "" || c.Identity == "":
+		return errors.New("membership: a Group and an Identity are needed")
+	case c.RetryPeriod <= 0 || c.RenewDeadline <= c.RetryPeriod || c.LeaseDuration <= c.RenewDeadline:
+		return fmt.Errorf("membership: want 0 < RetryPeriod (%v) < RenewDeadline (%v) < LeaseDuration (%v)", c.RetryPeriod, c.RenewDeadline, c.LeaseDuration)
+	}
+	return nil
+}
+
+// Hooks are how a Runner moves the replica: its informers and what its
+// controllers own. The runner calls them from its own goroutine, one at a
+// time.
+type Hooks struct {
+	// Widen makes the informers cache the union of what they cache and
+	// shard, and returns once their caches hold it.
+	Widen func(ctx context.Context, shard Shard) error
+	// Narrow makes them cache shard alone, and returns once they do.
+	Narrow func(ctx context.Context, shard Shard) error
+	// Own sets the hashes the replica's controllers own: none (Empty)
+	// when it steps down or leaves.
+	Own func(owned Interval)
+}
+
+// Status is what a replica's membership is, for its status and metrics.
+type Status struct {
+	// View is the membership it moves to; Shard its shard of it.
+	View  View
+	Shard Shard
+	// Announced is what its Lease says; Owns whether it owns its whole
+	// shard.
+	Announced Announcement
+	Owns      bool
+	// Owned is what it owns now.
+	Owned Interval
+	// LastReshard is when it last narrowed to a new view.
+	LastReshard time.Time
+	// SteppedDown is whether it owns nothing because it could not renew
+	// its Lease.
+	SteppedDown bool
+	// ReadError is the error of its last read of the Leases, nil if it
+	// succeeded: it takes no step until one does.
+	ReadError error
+}
+
+// Runner runs a replica's membership: it holds its Lease, reads the
+// others', and takes the protocol's steps (Next) with its Hooks.
+//
+// Three goroutines: the steps (Run's), which may wait long in a hook; the
+// renewal of the Lease, every RetryPeriod; and a watchdog that steps the
+// replica down when its Lease was not renewed for RenewDeadline, whatever
+// the steps are waiting for.
+type Runner struct {
+	config Config
+	hooks  Hooks
+	leases *leases
+	now    func() time.Time
+
+	// mu guards status, state, lastRenew and the calls of hooks.Own.
+	mu        sync.Mutex
+	status    Status
+	state     State
+	lastRenew time.Time
+}
+
+// NewRunner returns the Runner of config, which must be valid.
+func NewRunner(config Config, hooks Hooks) *Runner {
+	r := &Runner{config: config, hooks: hooks, now: time.Now}
+	r.leases = &leases{client: config.Client, group: config.Group, identity: config.Identity, duration: config.LeaseDuration, now: r.now, seen: map[string]observation{}}
+	r.status.Owned = Interval{Empty: true}
+	return r
+}
+
+// Status returns the replica's membership now.
+func (r *Runner) Status() Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status
+}
+
+// Run joins the group and moves the replica with it until ctx ends; then
+// it leaves cleanly: it owns nothing, says it is leaving, keeps its cache
+// until the others have narrowed to the view without it (for at most
+// leave: the others may be gone too), releases its Lease and returns.
+// With leave 0 it returns without a word, as a replica that crashed: the
+// others take its shard once its Lease expires. A hook's error ends it at
+// once, without a leave.
+func (r *Runner) Run(ctx context.Context, leave time.Duration) error {
+	var background sync.WaitGroup
+	defer background.Wait() // after cancelLeave, deferred below
+	leaveCtx, cancelLeave := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelLeave()
+	background.Go(func() { r.renewEvery(leaveCtx) })
+	background.Go(func() { r.watch(leaveCtx) })
+
+	if err := r.steps(ctx); err != nil || leave <= 0 {
+		return err
+	}
+	r.mu.Lock()
+	r.ownLocked(Interval{Empty: true})
+	r.state.Announced.Leaving = true
+	r.state.Owns = false
+	r.mu.Unlock()
+	timeout, cancel := context.WithTimeout(leaveCtx, leave)
+	defer cancel()
+	if err := r.steps(timeout); err != nil && !errors.Is(err, errReleased) {
+		return err
+	}
+	cancelLeave() // stop renewing before the release
+	background.Wait()
+	return r.leases.release(context.WithoutCancel(ctx))
+}
+
+// errReleased ends the steps of a replica that has left.
+var errReleased = errors.New("membership: released")
+
+// steps reads the Leases and takes a step every RetryPeriod, and at once
+// again after a step, until ctx ends (nil), a hook fails, or the replica
+// may release its Lease (errReleased).
+func (r *Runner) steps(ctx context.Context) error {
+	for ctx.Err() == nil {
+		moved, err := r.round(ctx)
+		if err != nil && ctx.Err() == nil {
+			return err // not a hook cut short by the end
+		}
+		if moved {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait.Jitter(r.config.RetryPeriod, 0.2)):
+		}
+	}
+	return nil
+}
+
+// round reads the others' Leases and takes one step; it reports whether
+// the step moved the replica. A replica whose own Lease may have lapsed
+// (the watchdog stepped it down) takes none.
+func (r *Runner) round(ctx context.Context) (bool, error) {
+	others, err := r.leases.others(ctx)
+	r.mu.Lock()
+	r.status.ReadError = err
+	if err != nil {
+		// Cannot tell what the others say: try again at the next round.
+		r.mu.Unlock()
+		return false, nil //nolint:nilerr // kept in Status.ReadError
+	}
+	if !r.liveLocked() {
+		r.mu.Unlock()
+		return false, nil
+	}
+	state := r.state
+	r.mu.Unlock()
+	others = append(others, Member{Identity: r.config.Identity, Announcement: state.Announced})
+	step := Next(r.config.Identity, others, state)
+	r.mu.Lock()
+	r.status.View, r.status.Shard = step.View, step.Shard
+	r.mu.Unlock()
+	return r.take(ctx, step)
+}
+
+// take does step and reports whether it moved the replica: a step that
+// announces writes the Lease at once.
+func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
+	switch step.Action {
+	case Widen:
+		if err := r.hooks.Widen(ctx, step.Shard); err != nil {
+			return false, err
+		}
+		r.mu.Lock()
+		r.state = State{Announced: step.Announce}
+	case Narrow:
+		if err := r.hooks.Narrow(ctx, step.Shard); err != nil {
+			return false, err
+		}
+		r.mu.Lock()
+		r.ownLocked(r.status.Owned.Intersect(step.Shard.Interval()))
+		r.state = State{Announced: step.Announce}
+		r.status.LastReshard = r.now()
+	case Own:
+		r.mu.Lock()
+		if !r.liveLocked() {
+			r.mu.Unlock()
+			return false, nil
+		}
+		r.ownLocked(step.Shard.Interval())
+		r.state.Owns = true
+	case Release:
+		return false, errReleased
+	default:
+		return false, nil
+	}
+	r.status.Announced, r.status.Owns = r.state.Announced, r.state.Owns
+	announced := r.state.Announced
+	r.mu.Unlock()
+	r.renew(ctx, announced)
+	return true, nil
+}
+
+// renewEvery renews the replica's Lease every RetryPeriod until ctx ends.
+func (r *Runner) renewEvery(ctx context.Context) {
+	wait.JitterUntilWithContext(ctx, func(ctx context.Context) {
+		r.mu.Lock()
+		announced := r.state.Announced
+		r.mu.Unlock()
+		r.renew(ctx, announced)
+	}, r.config.RetryPeriod, 0.2, true)
+}
+
+// renew writes the replica's Lease, saying announced, within RetryPeriod.
+func (r *Runner) renew(ctx context.Context, announced Announcement) {
+	ctx, cancel := context.WithTimeout(ctx, r.config.RetryPeriod)
+	defer cancel()
+	started := r.now()
+	if err := r.leases.renew(ctx, announced); err != nil {
+		return
+	}
+	r.mu.Lock()
+	// Counted from before the write: the others may see it change from
+	// then on.
+	r.lastRenew = started
+	r.status.SteppedDown = false
+	r.mu.Unlock()
+}
+
+// watch steps the replica down once its Lease was not renewed for
+// RenewDeadline, checking twice every RetryPeriod, until ctx ends.
+func (r *Runner) watch(ctx context.Context) {
+	wait.UntilWithContext(ctx, func(context.Context) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if !r.liveLocked() && !r.status.Owned.Empty {
+			r.ownLocked(Interval{Empty: true})
+			r.state.Owns = false
+			r.status.Owns, r.status.SteppedDown = false, true
+		}
+	}, r.config.RetryPeriod/2)
+}
+
+// liveLocked reports whether the replica's own Lease was renewed within
+// RenewDeadline.
+func (r *Runner) liveLocked() bool {
+	return !r.lastRenew.IsZero() && r.now().Sub(r.lastRenew) < r.config.RenewDeadline
+}
+
+// ownLocked sets what the replica owns, through the hook.
+func (r *Runner) ownLocked(owned Interval) {
+	r.status.Owned = owned
+	r.hooks.Own(owned)
+}

@@ -1,0 +1,202 @@
+package membership
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// replicas are Runners over one fake API server's Leases, with hooks that
+// record what each caches and owns, and check after every hook call that
+// no hash is owned by two running replicas and, once every hash was
+// cached, that every hash stays cached by a running replica.
+type replicas struct {
+	t       *testing.T
+	client  *fake.Clientset
+	samples []uint64
+
+	mu          sync.Mutex
+	cache       map[string][]Interval
+	owned       map[string]Interval
+	running     map[string]*running
+	coveredOnce bool
+	// lost is whether a replica was killed: hashes may be in no cache
+	// until the others have taken its shard.
+	lost       bool
+	violations []string
+}
+
+type running struct {
+	runner *Runner
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func newReplicas(t *testing.T) *replicas {
+	return &replicas{t: t, client: fake.NewClientset(), samples: sampleHashes(),
+		cache: map[string][]Interval{}, owned: map[string]Interval{}, running: map[string]*running{}}
+}
+
+var testTimings = Config{RetryPeriod: 20 * time.Millisecond, RenewDeadline: 300 * time.Millisecond, LeaseDuration: 600 * time.Millisecond}
+
+func (rs *replicas) start(id string) { rs.startLeaving(id, 10*time.Second) }
+
+// startLeaving starts a replica that leaves within leave when stopped
+// (with 0, it is killed instead).
+func (rs *replicas) startLeaving(id string, leave time.Duration) {
+	config := testTimings
+	config.Client, config.Group, config.Identity = rs.client.CoordinationV1().Leases("ns"), "g", id
+	if err := config.Validate(); err != nil {
+		rs.t.Fatal(err)
+	}
+	runner := NewRunner(config, Hooks{
+		Widen: func(_ context.Context, s Shard) error {
+			rs.record(func() { rs.cache[id] = append(rs.cache[id], s.Interval()) })
+			return nil
+		},
+		Narrow: func(_ context.Context, s Shard) error {
+			rs.record(func() { rs.cache[id] = []Interval{s.Interval()} })
+			return nil
+		},
+		Own: func(owned Interval) { rs.record(func() { rs.owned[id] = owned }) },
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{runner: runner, cancel: cancel, done: make(chan error, 1)}
+	rs.mu.Lock()
+	rs.running[id] = r
+	rs.owned[id] = Interval{Empty: true}
+	rs.mu.Unlock()
+	go func() { r.done <- runner.Run(ctx, leave) }()
+}
+
+// stop makes a replica leave cleanly, and waits until it has.
+func (rs *replicas) stop(id string) {
+	rs.mu.Lock()
+	r := rs.running[id]
+	rs.mu.Unlock()
+	r.cancel()
+	if err := <-r.done; err != nil {
+		rs.t.Errorf("%s: Run: %v", id, err)
+	}
+	rs.record(func() {
+		delete(rs.running, id)
+		delete(rs.cache, id)
+		delete(rs.owned, id)
+	})
+}
+
+// record changes the model under the lock, then checks it.
+func (rs *replicas) record(change func()) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	change()
+	uncovered := ""
+	for _, h := range rs.samples {
+		var owners []string
+		covered := false
+		for id := range rs.running {
+			if rs.owned[id].Contains(h) {
+				owners = append(owners, id)
+			}
+			if slices.ContainsFunc(rs.cache[id], func(i Interval) bool { return i.Contains(h) }) {
+				covered = true
+			}
+		}
+		if len(owners) > 1 {
+			slices.Sort(owners)
+			rs.violations = append(rs.violations, fmt.Sprintf("hash %#x owned by %v", h, owners))
+		}
+		if !covered && uncovered == "" {
+			uncovered = fmt.Sprintf("hash %#x in no cache", h)
+		}
+	}
+	switch {
+	case uncovered == "":
+		rs.coveredOnce = true
+	case rs.coveredOnce && !rs.lost && len(rs.running) > 0:
+		rs.violations = append(rs.violations, uncovered)
+	}
+}
+
+// waitSettled waits until each of ids caches and owns exactly its shard of
+// their view, and says so, failing after a minute.
+func (rs *replicas) waitSettled(ids ...string) {
+	rs.t.Helper()
+	view := ViewOf(ids)
+	var last []string
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		last = nil
+		for _, id := range ids {
+			shard, _ := view.ShardOf(id)
+			status := rs.running[id].runner.Status()
+			if !slices.Equal(rs.cache[id], []Interval{shard.Interval()}) || rs.owned[id] != shard.Interval() || !status.Owns || status.Shard != shard {
+				last = append(last, fmt.Sprintf("%s (shard %v): caches %v, owns %v, status %+v", id, shard, rs.cache[id], rs.owned[id], status))
+			}
+		}
+		return last == nil, nil
+	})
+	if err != nil {
+		rs.t.Fatalf("not settled on %v: %v", ids, last)
+	}
+	rs.lost = false
+}
+
+// kill stops a replica as a crash would: without a word, its Lease left
+// to expire.
+func (rs *replicas) kill(id string) {
+	rs.mu.Lock()
+	rs.lost = true
+	rs.mu.Unlock()
+	rs.stop(id)
+}
+
+// TestRunnerScales runs replicas on a fake API server's Leases and scales
+// them 1 -> 4 -> 3 (one leaves) -> 2 (one is killed) -> 4, each change
+// once the last has settled: after each, every replica caches and owns its
+// shard of the view; throughout, no hash is owned twice and none is
+// uncached (but after the kill, until the others have taken its shard);
+// a replica that left released its Lease, the killed one did not.
+func TestRunnerScales(t *testing.T) {
+	rs := newReplicas(t)
+	rs.start("a")
+	rs.waitSettled("a")
+	rs.start("b")
+	rs.start("c")
+	rs.startLeaving("k", 0)
+	rs.waitSettled("a", "b", "c", "k")
+	rs.stop("b")
+	rs.waitSettled("a", "c", "k")
+	rs.kill("k")
+	rs.waitSettled("a", "c")
+	if err := rs.client.CoordinationV1().Leases("ns").Delete(context.Background(), "k", metav1.DeleteOptions{}); err != nil {
+		t.Errorf("the killed replica's Lease: %v", err)
+	}
+	rs.start("d")
+	rs.start("e")
+	rs.waitSettled("a", "c", "d", "e")
+	for _, id := range []string{"a", "c", "d", "e"} {
+		rs.stop(id)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if diff := cmp.Diff([]string(nil), rs.violations); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+	leases, err := rs.client.CoordinationV1().Leases("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(leases.Items); n != 0 {
+		t.Errorf("%d Leases left after every replica left, want none", n)
+	}
+}
