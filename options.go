@@ -150,8 +150,11 @@ func WithIndexers(indexers cache.Indexers) Option {
 // typed's factories otherwise share equal labels maps, so the objects of an
 // informer with a transform share none. Its other maps (a typed object's
 // ResourceLists, selectors, data) and managedFields' fieldsV1 may still be
-// shared (see typed.Clients.NoSharing). Informer().SetTransform, client-go's
-// way, sets this same transform, until the informer starts.
+// shared (see typed.Clients.NoSharing). The drop-in for dynamicinformer
+// (package unstructured) shares only after the transform: its transform
+// gets objects as the dynamic client made them, and may edit any part.
+// Informer().SetTransform, client-go's way, sets this same transform,
+// until the informer starts.
 func WithTransform(transform cache.TransformFunc) Option {
 	return func(o *options) { o.transform = transform }
 }

@@ -23,6 +23,10 @@ import (
 //     List with a label selector over the dynamic client's objects costs
 //     about what it costs over typed.UnstructuredFor's.
 //
+// The interning writes into none of an object's maps and lists
+// (share.Interner.Borrowed): a transform may have set one map in many
+// objects, and a ListerWatcher may hand out one object twice.
+//
 // The objects are equal to the dynamic client's. Shared maps and lists are
 // seen by a caller who writes into a cached object in place, which
 // client-go forbids; client-go's own dynamicinformer and dynamiclister
@@ -37,7 +41,7 @@ func dropInSharing[T Object]() func(obj any) {
 	interner := share.NewInterner(share.EqualSubtrees)
 	return func(obj any) {
 		if u, ok := obj.(*unstructured.Unstructured); ok && u != nil {
-			u.Object = interner.Object(u.Object, share.RemakeForReads, nil)
+			u.Object = interner.Borrowed(u.Object, share.RemakeForReads)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -276,5 +277,54 @@ func TestDropInTransformBeforeSharing(t *testing.T) {
 	want := map[string]map[string]any{"a": {"k": "v", "drop": "x"}, "b": {"k": "v", "drop": "x"}, "c": {"k": "v"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("cached data (-want +got):\n%s", diff)
+	}
+}
+
+// TestDropInTransformSetsOneMap: a transform that sets one map in every
+// object (client-go lets it) gets that map back as it was, whatever the
+// drop-in shares: the sharing writes into no map it did not make.
+func TestDropInTransformSetsOneMap(t *testing.T) {
+	eight := map[string]any{}
+	for i := range 8 {
+		eight["k"+strconv.Itoa(i)] = "v"
+	}
+	defaults := map[string]any{"c": eight}
+	child := reflect.ValueOf(defaults["c"]).UnsafePointer()
+	var seed []runtime.Object
+	for _, name := range []string{"a", "b", "c"} {
+		seed = append(seed, &apiunstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name, "namespace": "team-a"},
+		}})
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList"}, seed...)
+	factory := unstructured.NewDynamicSharedInformerFactory(client, 0)
+	informer := factory.ForResource(configMapsGVR)
+	err := informer.Informer().SetTransform(func(obj any) (any, error) {
+		if u, ok := obj.(*apiunstructured.Unstructured); ok {
+			u.Object["defaults"] = defaults
+		}
+		return obj, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(factory.Shutdown)
+	factory.Start(nil)
+	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	factory.WaitForCacheSync(timeout.Done())
+	if got := reflect.ValueOf(defaults["c"]).UnsafePointer(); got != child {
+		t.Errorf("the transform's map was written to: its child moved from %p to %p", child, got)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		obj, err := informer.Lister().ByNamespace("team-a").Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]any{"c": eight}, obj.(*apiunstructured.Unstructured).Object["defaults"]); diff != "" {
+			t.Errorf("%s's defaults (-want +got):\n%s", name, diff)
+		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 )
 
 // maxSharedSubtrees is how many distinct maps and lists an Interner with
-// EqualSubtrees holds: a key of a few dozen bytes each, a few MiB at most.
+// EqualSubtrees holds: a key of a few dozen bytes each (strings longer
+// than maxInternedLength are written by address, see appendNodeString),
+// a few MiB at most.
 const maxSharedSubtrees = 1 << 15
 
 // canonical returns the shared map or list equal to node, which a walk has
@@ -85,7 +87,7 @@ func (k *treeKeys) appendEntries(m map[string]any) bool {
 	k.buf = binary.AppendUvarint(k.buf, uint64(len(m)))
 	ok := true
 	for i := start; i < end && ok; i++ {
-		k.buf = appendString(k.buf, k.keys[i])
+		k.buf = k.appendNodeString(k.keys[i])
 		ok = k.appendRef(m[k.keys[i]])
 	}
 	clear(k.keys[start:end]) // keep no object's strings alive
@@ -98,7 +100,7 @@ func (k *treeKeys) appendEntries(m map[string]any) bool {
 func (k *treeKeys) appendRef(value any) bool {
 	switch v := value.(type) {
 	case string:
-		k.buf = appendString(append(k.buf, 's'), v)
+		k.buf = k.appendNodeString(v)
 	case map[string]any:
 		if v == nil {
 			return false
@@ -126,6 +128,21 @@ func (k *treeKeys) appendRef(value any) bool {
 		return false
 	}
 	return true
+}
+
+// appendNodeString writes a string of a node: one up to
+// maxInternedLength long by its bytes ('s'); a longer one by its address
+// and length ('S'), as maps and lists are, so that a table key holds
+// short strings only, whatever the node holds (a ConfigMap's 100 KiB
+// value met twice, across a relist, would otherwise be copied into the
+// table in full). Two equal long strings of two nodes are so told apart:
+// such nodes are seldom equal but for those that share the string.
+func (k *treeKeys) appendNodeString(s string) []byte {
+	if len(s) <= maxInternedLength {
+		return appendString(append(k.buf, 's'), s)
+	}
+	k.buf = binary.LittleEndian.AppendUint64(append(k.buf, 'S'), uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))))
+	return binary.AppendUvarint(k.buf, uint64(len(s)))
 }
 
 // appendString writes s's length, then s.

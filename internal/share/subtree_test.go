@@ -202,3 +202,63 @@ func TestEqualSubtreesRandomObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestBorrowedWritesNothing interns, with Borrowed, objects that hold
+// maps and lists in common (as a transform may set one map in every
+// object): none of them is written to (its entries are the same boxes,
+// its keys the same strings), the objects come out equal, and nodes that
+// change are new.
+func TestBorrowedWritesNothing(t *testing.T) {
+	eight := map[string]any{}
+	for i := range 8 {
+		eight["k"+strconv.Itoa(i)] = "v"
+	}
+	common := map[string]any{"c": eight, "l": []any{"x", map[string]any{"y": "z"}}}
+	type snapshot map[string][2]unsafe.Pointer
+	snap := func(m map[string]any) snapshot {
+		out := snapshot{}
+		for k, v := range m {
+			out[k] = [2]unsafe.Pointer{unsafe.Pointer(unsafe.StringData(k)), (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]}
+		}
+		return out
+	}
+	before := map[string]snapshot{"common": snap(common), "eight": snap(eight)}
+	in := NewInterner(EqualSubtrees)
+	for i, remake := range []Remake{RemakeForReads, RemakeForReads, KeepMaps, RemakeAll} {
+		content := specContent(t, `{"own":{"a":"b"}}`)
+		content["common"] = common
+		content["metadata"] = map[string]any{"name": "o" + strconv.Itoa(i), "labels": map[string]any{"app": "web"}}
+		want := runtime.DeepCopyJSON(content)
+		got := in.Borrowed(content, remake)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("object %d (-want +got):\n%s", i, diff)
+		}
+	}
+	after := map[string]snapshot{"common": snap(common), "eight": snap(eight)}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("maps held in common were written to (-before +after):\n%s", diff)
+	}
+}
+
+// TestLongStringsNotInKeys: the keys of the table of shared subtrees hold
+// strings longer than maxInternedLength by address, not in full, so that
+// objects with large values met twice (a relist) do not copy them into the
+// table.
+func TestLongStringsNotInKeys(t *testing.T) {
+	in := NewInterner(EqualSubtrees)
+	const objects, size = 50, 10 << 10
+	for range 2 { // listed twice
+		for i := range objects {
+			value := strings.Repeat(strconv.Itoa(i%10), size)
+			content := map[string]any{"kind": "ConfigMap", "metadata": map[string]any{"name": "c" + strconv.Itoa(i)}, "data": map[string]any{"big": value}}
+			in.Borrowed(content, RemakeForReads)
+		}
+	}
+	keyBytes := 0
+	for key := range in.subtrees {
+		keyBytes += len(key)
+	}
+	if keyBytes > objects*256 {
+		t.Errorf("the table's keys hold %d bytes for %d objects of %d-byte values, want at most %d", keyBytes, objects, size, objects*256)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -102,6 +103,9 @@ type Interner struct {
 	// treeKeys writes the keys of decodedFieldSets, labelSets and
 	// subtrees.
 	treeKeys treeKeys
+	// scratch holds the entries of the maps a Borrowed walk is interning,
+	// each map's after its parent's.
+	scratch []entry
 }
 
 // Sharing is what an Interner shares across objects.
@@ -205,11 +209,36 @@ func (in *Interner) Object(content map[string]any, remake Remake, fieldsV1 []any
 	}, "metadata")
 }
 
+// Borrowed is Object for content the caller does not own: maps and lists
+// that the objects of a transform or a ListerWatcher may hold in common (a
+// map a transform sets in every object, an object a fake hands out
+// twice). It writes into none of content's maps and lists: each that
+// would change (a key or a value made shared) is a new one, and content
+// itself is returned only if nothing in it changed. Objects are otherwise
+// interned as Object interns them, without fieldsV1 taken out beforehand.
+func (in *Interner) Borrowed(content map[string]any, remake Remake) map[string]any {
+	if in == nil || content == nil {
+		return content
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	w := walk{in: in, remake: remake, borrowed: true}
+	return w.mapOf(content, remake != KeepMaps, func(key string, value any) any {
+		if metadata, ok := value.(map[string]any); ok && key == "metadata" {
+			return w.metadata(metadata)
+		}
+		return w.value(value)
+	}, "metadata")
+}
+
 // walk is one object's interning, under the interner's lock.
 type walk struct {
 	in       *Interner
 	remake   Remake
 	fieldsV1 []any
+	// borrowed is whether the walk may not write into the object's maps
+	// and lists (Borrowed).
+	borrowed bool
 }
 
 // mapOf interns m's keys and replaces each value v of key k with
@@ -222,6 +251,9 @@ type walk struct {
 // the same entries (a CustomResource's metadata without managedFields, or
 // any object of eight fields in its spec).
 func (w walk) mapOf(m map[string]any, anew bool, valueOf func(key string, value any) any, first ...string) map[string]any {
+	if w.borrowed && !anew {
+		return w.borrowedMapOf(m, valueOf, first...)
+	}
 	out := m
 	if anew || len(m) == smallMapEntries {
 		out = make(map[string]any, len(m))
@@ -237,6 +269,73 @@ func (w walk) mapOf(m map[string]any, anew bool, valueOf func(key string, value 
 		}
 	}
 	return out
+}
+
+// borrowedMapOf is mapOf for a map the walk may not write into: the
+// entries, interned, go to the interner's scratch list, and to a new map
+// (in the same order) only if one of them changed; else m is returned.
+func (w walk) borrowedMapOf(m map[string]any, valueOf func(key string, value any) any, first ...string) map[string]any {
+	start := len(w.in.scratch)
+	changed := false
+	add := func(key string, value any) {
+		k, v := w.in.key(key), valueOf(key, value)
+		changed = changed || unsafe.StringData(k) != unsafe.StringData(key) || !sameBox(v, value)
+		// After valueOf: the walks of m's own maps use the list above
+		// start and leave it as they found it.
+		w.in.scratch = append(w.in.scratch, entry{k, v})
+	}
+	for _, key := range first {
+		if value, ok := m[key]; ok {
+			add(key, value)
+		}
+	}
+	for key, value := range m {
+		if !slices.Contains(first, key) {
+			add(key, value)
+		}
+	}
+	entries := w.in.scratch[start:]
+	out := m
+	if changed {
+		out = make(map[string]any, len(entries))
+		for _, e := range entries {
+			out[e.key] = e.value
+		}
+	}
+	clear(entries) // keep no object alive
+	w.in.scratch = w.in.scratch[:start]
+	return out
+}
+
+// entry is one entry of a map being interned.
+type entry struct {
+	key   string
+	value any
+}
+
+// sameBox reports whether a and b are one value: the same type and the
+// same data word (a map, a boxed string or list).
+func sameBox(a, b any) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+}
+
+// listOf replaces each item of list with valueOf(item): in list, or if the
+// walk may not write into it (Borrowed), in a copy made at the first item
+// that changes. It returns the list as a value: list boxed as it came
+// (boxed) if it is still the one.
+func (w walk) listOf(list []any, boxed any, valueOf func(item any) any) any {
+	out := list
+	for i, item := range list {
+		v := valueOf(item)
+		if w.borrowed && &out[0] == &list[0] && !sameBox(v, item) {
+			out = slices.Clone(list)
+		}
+		out[i] = v
+	}
+	if len(list) > 0 && &out[0] != &list[0] {
+		return out
+	}
+	return boxed
 }
 
 // metadata interns an object's metadata, leaving the values of
@@ -295,16 +394,19 @@ func (w walk) managedFields(value any) any {
 	if !ok {
 		return w.value(value)
 	}
-	for i, e := range entries {
+	i := -1
+	return w.listOf(entries, value, func(e any) any {
+		i++
 		entry, ok := e.(map[string]any)
 		if !ok {
-			continue
+			return e
 		}
 		fromRaw := false
 		if i < len(w.fieldsV1) && w.fieldsV1[i] != nil {
+			// The protobuf path's own entry (Object, not Borrowed).
 			entry["fieldsV1"], fromRaw = w.fieldsV1[i], true
 		}
-		entries[i] = w.mapOf(entry, w.remake == RemakeAll, func(key string, v any) any {
+		return w.mapOf(entry, w.remake == RemakeAll, func(key string, v any) any {
 			switch {
 			case key == "time", key == "fieldsV1" && fromRaw:
 				return v
@@ -313,8 +415,7 @@ func (w walk) managedFields(value any) any {
 			}
 			return w.value(v)
 		})
-	}
-	return entries
+	})
 }
 
 // fieldSet returns the shared tree equal to value, a fieldsV1 tree
@@ -405,12 +506,11 @@ func (w walk) value(value any) any {
 		}
 		return m
 	case []any:
-		for i, item := range v {
-			v[i] = w.value(item)
-		}
+		list := w.listOf(v, value, w.value)
 		if w.in.sharing == EqualSubtrees {
-			return w.canonical(value)
+			return w.canonical(list)
 		}
+		return list
 	}
 	return value
 }
