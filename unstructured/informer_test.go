@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/informers"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/fixtures"
@@ -248,24 +250,12 @@ func TestDropInTransformBeforeSharing(t *testing.T) {
 			"data":     map[string]any{"k": "v", "drop": "x"},
 		}}
 	}
-	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList"}, configMap("a"), configMap("b"), configMap("c"))
-	factory := unstructured.NewDynamicSharedInformerFactory(client, 0)
-	informer := factory.ForResource(configMapsGVR)
-	err := informer.Informer().SetTransform(func(obj any) (any, error) {
+	informer := syncedWithTransform(t, []runtime.Object{configMap("a"), configMap("b"), configMap("c")}, func(obj any) (any, error) {
 		if u, ok := obj.(*apiunstructured.Unstructured); ok && u.GetName() == "c" {
 			delete(u.Object["data"].(map[string]any), "drop")
 		}
 		return obj, nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(factory.Shutdown)
-	factory.Start(nil)
-	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	factory.WaitForCacheSync(timeout.Done())
 	got := map[string]map[string]any{}
 	for _, name := range []string{"a", "b", "c"} {
 		obj, err := informer.Lister().ByNamespace("team-a").Get(name)
@@ -297,24 +287,12 @@ func TestDropInTransformSetsOneMap(t *testing.T) {
 			"metadata": map[string]any{"name": name, "namespace": "team-a"},
 		}})
 	}
-	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList"}, seed...)
-	factory := unstructured.NewDynamicSharedInformerFactory(client, 0)
-	informer := factory.ForResource(configMapsGVR)
-	err := informer.Informer().SetTransform(func(obj any) (any, error) {
+	informer := syncedWithTransform(t, seed, func(obj any) (any, error) {
 		if u, ok := obj.(*apiunstructured.Unstructured); ok {
 			u.Object["defaults"] = defaults
 		}
 		return obj, nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(factory.Shutdown)
-	factory.Start(nil)
-	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	factory.WaitForCacheSync(timeout.Done())
 	if got := reflect.ValueOf(defaults["c"]).UnsafePointer(); got != child {
 		t.Errorf("the transform's map was written to: its child moved from %p to %p", child, got)
 	}
@@ -327,4 +305,25 @@ func TestDropInTransformSetsOneMap(t *testing.T) {
 			t.Errorf("%s's defaults (-want +got):\n%s", name, diff)
 		}
 	}
+}
+
+// syncedWithTransform returns the drop-in's synced ConfigMaps informer over
+// a fake dynamic client holding seed, with transform set client-go's way.
+func syncedWithTransform(t *testing.T, seed []runtime.Object, transform cache.TransformFunc) informers.GenericInformer {
+	t.Helper()
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList"}, seed...)
+	factory := unstructured.NewDynamicSharedInformerFactory(client, 0)
+	informer := factory.ForResource(configMapsGVR)
+	if err := informer.Informer().SetTransform(transform); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(factory.Shutdown)
+	factory.Start(nil)
+	timeout, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !cache.WaitForCacheSync(timeout.Done(), informer.Informer().HasSynced) {
+		t.Fatal("the informer did not sync")
+	}
+	return informer
 }

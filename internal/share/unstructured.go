@@ -195,18 +195,7 @@ const (
 //
 // A nil Interner, or nil content, returns content as it is.
 func (in *Interner) Object(content map[string]any, remake Remake, fieldsV1 []any) map[string]any {
-	if in == nil || content == nil {
-		return content
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	w := walk{in: in, remake: remake, fieldsV1: fieldsV1}
-	return w.mapOf(content, remake != KeepMaps, func(key string, value any) any {
-		if metadata, ok := value.(map[string]any); ok && key == "metadata" {
-			return w.metadata(metadata)
-		}
-		return w.value(value)
-	}, "metadata")
+	return in.intern(content, walk{in: in, remake: remake, fieldsV1: fieldsV1})
 }
 
 // Borrowed is Object for content the caller does not own: maps and lists
@@ -217,13 +206,17 @@ func (in *Interner) Object(content map[string]any, remake Remake, fieldsV1 []any
 // itself is returned only if nothing in it changed. Objects are otherwise
 // interned as Object interns them, without fieldsV1 taken out beforehand.
 func (in *Interner) Borrowed(content map[string]any, remake Remake) map[string]any {
+	return in.intern(content, walk{in: in, remake: remake, borrowed: true})
+}
+
+// intern is one object's walk w, under the lock.
+func (in *Interner) intern(content map[string]any, w walk) map[string]any {
 	if in == nil || content == nil {
 		return content
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	w := walk{in: in, remake: remake, borrowed: true}
-	return w.mapOf(content, remake != KeepMaps, func(key string, value any) any {
+	return w.mapOf(content, w.remake != KeepMaps, func(key string, value any) any {
 		if metadata, ok := value.(map[string]any); ok && key == "metadata" {
 			return w.metadata(metadata)
 		}

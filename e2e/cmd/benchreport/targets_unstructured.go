@@ -73,22 +73,13 @@ func (r *report) unstructuredTargets() []target {
 }
 
 // dropInReadTargets are the drop-in's read targets: its Lister (package
-// unstructured, over the dynamic client's objects as its ingest lays them
-// out) against generic-typed's, in time only, judged on
+// unstructured, over the dynamic client's objects as its ingest interns
+// and lays them out) against generic-typed's, in time only, judged on
 // BenchmarkReadInterleaved's paired ratios, cold and warm, as issue 12's
 // read times are.
 func (r *report) dropInReadTargets() []target {
-	var ts []target
-	for _, read := range []string{"List", "NamespaceList"} {
-		cold := pairedRatioOf(r.results["reads"], interleavedName(read, "cold"), "generic-unstructured-dropin", "generic-typed")
-		warm := pairedRatioOf(r.results["reads"], interleavedName(read, "warm"), "generic-unstructured-dropin", "generic-typed")
-		ts = append(ts, target{
-			name:     fmt.Sprintf("Read%s with a label selector: drop-in (unstructured over the dynamic client's objects) ≤ 1.5× typed's time (interleaved, CPU cache cold and warm)", read),
-			measured: fmt.Sprintf("cold %s; warm %s", cold, warm),
-			verdict:  worst(cold.verdict(1.5), warm.verdict(1.5)),
-		})
-	}
-	return ts
+	return r.readTargets([]string{"List", "NamespaceList"}, "generic-unstructured-dropin", 1.5,
+		"Read%s with a label selector: drop-in (unstructured over the dynamic client's objects) ≤ 1.5× typed's time (interleaved, CPU cache cold and warm)")
 }
 
 // sharedReadTargets are issue 27's read targets: the generic Lister over
@@ -99,14 +90,22 @@ func (r *report) dropInReadTargets() []target {
 // control of the interleaved runs, two Listers of objects alike, is that
 // close.
 func (r *report) sharedReadTargets() []target {
+	return r.readTargets([]string{"List", "NamespaceList", "Get", "ByIndex"}, "generic-typed-shared", 1.1,
+		"Read%s over a cache that shares what repeats ≤ 1.1× the same read over client-go's objects (interleaved, CPU cache cold and warm)")
+}
+
+// readTargets judges, for each read, contender's time against
+// generic-typed's in BenchmarkReadInterleaved, cold and warm, at most
+// limit times; name has a %s for the read.
+func (r *report) readTargets(reads []string, contender string, limit float64, name string) []target {
 	var ts []target
-	for _, read := range []string{"List", "NamespaceList", "Get", "ByIndex"} {
-		cold := pairedRatioOf(r.results["reads"], interleavedName(read, "cold"), "generic-typed-shared", "generic-typed")
-		warm := pairedRatioOf(r.results["reads"], interleavedName(read, "warm"), "generic-typed-shared", "generic-typed")
+	for _, read := range reads {
+		cold := pairedRatioOf(r.results["reads"], interleavedName(read, "cold"), contender, "generic-typed")
+		warm := pairedRatioOf(r.results["reads"], interleavedName(read, "warm"), contender, "generic-typed")
 		ts = append(ts, target{
-			name:     fmt.Sprintf("Read%s over a cache that shares what repeats ≤ 1.1× the same read over client-go's objects (interleaved, CPU cache cold and warm)", read),
+			name:     fmt.Sprintf(name, read),
 			measured: fmt.Sprintf("cold %s; warm %s", cold, warm),
-			verdict:  worst(cold.verdict(1.1), warm.verdict(1.1)),
+			verdict:  worst(cold.verdict(limit), warm.verdict(limit)),
 		})
 	}
 	return ts
