@@ -62,6 +62,14 @@ var groups = []group{
 	{name: "cachesize", pattern: "^BenchmarkCacheSize$", benchtime: "1x", maxCount: cacheSizeMaxCount},
 }
 
+// failure says that run name failed with err, in a line of the report
+// (the run's output, which err carries, goes to the standard error).
+func failure(name string, err error) string {
+	fmt.Fprintf(os.Stderr, "benchreport: %s failed: %v\n", name, err)
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	return fmt.Sprintf("%s: %s", name, first)
+}
+
 // parseSizes reads -scaling.
 func parseSizes(s string) ([]int, error) {
 	if s == "" {
@@ -84,6 +92,7 @@ func run(objects, count int, sizes []int, out string) error {
 		return err
 	}
 	var raw []byte
+	var failed []string
 	results := map[string][]result{}
 	stats := map[string]string{}
 	for _, g := range groups {
@@ -91,7 +100,10 @@ func run(objects, count int, sizes []int, out string) error {
 		fmt.Fprintf(os.Stderr, "benchreport: running %s (%s, -count %d, %d objects)\n", g.name, g.pattern, n, objects)
 		output, err := g.run(objects, n)
 		if err != nil {
-			return err
+			// The others go on: a run of the whole set takes most of
+			// an hour, and one failure should not cost the rest.
+			failed = append(failed, failure(g.name, err))
+			continue
 		}
 		raw = append(raw, output...)
 		results[g.name] = parse(output)
@@ -100,16 +112,14 @@ func run(objects, count int, sizes []int, out string) error {
 		}
 	}
 	if len(sizes) > 0 {
-		fmt.Fprintf(os.Stderr, "benchreport: running the scaling run at %v objects\n", sizes)
-		if err := runScaling(sizes, results, &raw); err != nil {
-			return err
-		}
+		fmt.Fprintf(os.Stderr, "benchreport: running the scaling runs at %v objects\n", sizes)
+		failed = append(failed, runScaling(sizes, results, &raw)...)
 	}
 	rawPath := filepath.Join(out, "benchmarks", "raw.txt")
 	if err := os.WriteFile(rawPath, raw, 0o644); err != nil {
 		return err
 	}
-	r := &report{objects: objects, count: count, scaling: sizes, results: results, benchstat: stats, took: time.Since(started)}
+	r := &report{objects: objects, count: count, scaling: sizes, results: results, benchstat: stats, failed: failed, took: time.Since(started)}
 	if err := r.charts(filepath.Join(out, "benchmarks")); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ type report struct {
 	scaling        []int               // sizes of the scaling run, if it ran
 	results        map[string][]result // group -> results
 	benchstat      map[string]string   // group -> benchstat's output
+	failed         []string            // the runs that failed, one line each
 	took           time.Duration
 }
 
@@ -26,6 +27,13 @@ func (r *report) markdown() ([]byte, error) {
 		time.Now().UTC().Format("2006-01-02"), r.objects, r.count, r.took.Round(time.Second))
 	w("Every contender ran in the same run, on the same machine; the tables give medians, and benchstat's tables, with confidence intervals, are at the end. Raw output: [benchmarks/raw.txt](benchmarks/raw.txt).\n\n")
 	w("%s\n", machine())
+	if len(r.failed) > 0 {
+		w("**Runs that failed** (their targets are not measured; their output is in the report's standard error):\n\n")
+		for _, f := range r.failed {
+			w("- %s\n", f)
+		}
+		w("\n")
+	}
 	w("## Targets\n\n%s\n", r.targets())
 	w("## Reads from the cache\n\n")
 	w("%d Pods in 100 namespaces, listed from an embedded kube-apiserver into informer caches with a namespace index and a node index, each by the informer its readers' users have: client-go's typed informer (protobuf) for `generic-typed` and the generated listers, `typed.UnstructuredFor` for `generic-unstructured`, client-go's dynamic informer for dynamiclister, this library's drop-in for it (package `unstructured`, over the dynamic client's objects as its ingest interns and lays them out) for `generic-unstructured-dropin`, this library's typed informer (`typed.InformerFor`, whose decoder makes objects share what repeats) for `generic-typed-shared`, controller-runtime's cache for controller-runtime. The caches are filled once per process; then the informers, the API server and its etcd are stopped and their garbage collected, and only then are the reads measured. ", r.objects)

@@ -49,8 +49,10 @@ const scalingCount = 3
 
 // runScaling runs scalingGroup at each size, scalingCount times, and
 // growthGroup once; the results of each size are under
-// results["scaling-<size>"] and results["growth-<size>"].
-func runScaling(sizes []int, results map[string][]result, raw *[]byte) error {
+// results["scaling-<size>"] and results["growth-<size>"]. It returns the
+// runs that failed (see failure); the others go on.
+func runScaling(sizes []int, results map[string][]result, raw *[]byte) []string {
+	var failed []string
 	for _, run := range []struct {
 		prefix string
 		group  group
@@ -62,13 +64,14 @@ func runScaling(sizes []int, results map[string][]result, raw *[]byte) error {
 		for _, size := range sizes {
 			output, err := run.group.run(size, run.count)
 			if err != nil {
-				return err
+				failed = append(failed, failure(fmt.Sprintf("%s at %d objects", run.prefix, size), err))
+				continue
 			}
 			*raw = append(*raw, output...)
 			results[run.prefix+"-"+strconv.Itoa(size)] = parse(output)
 		}
 	}
-	return nil
+	return failed
 }
 
 // scalingSection is the table and the charts, if the sizes ran.

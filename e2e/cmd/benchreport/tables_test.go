@@ -162,3 +162,18 @@ func TestGrowth(t *testing.T) {
 		t.Errorf("growth targets (-want +got):\n%s", diff)
 	}
 }
+
+// TestFailedRunsListed: a report whose runs partly failed is still
+// written, and says which failed, near its top.
+func TestFailedRunsListed(t *testing.T) {
+	r := &report{objects: 10, count: 1, results: map[string][]result{}, benchstat: map[string]string{},
+		failed: []string{"growth at 100000 objects: exit status 1"}}
+	md, err := r.markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(md), "## Targets")
+	if !strings.Contains(head, "\n- growth at 100000 objects: exit status 1\n") {
+		t.Errorf("the failed run is not listed before the targets:\n%s", head)
+	}
+}
