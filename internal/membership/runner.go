@@ -45,8 +45,9 @@ func (c Config) Validate() error {
 }
 
 // Hooks are how a Runner moves the replica: its informers and what its
-// controllers own. The runner calls them from its own goroutine, one at a
-// time.
+// controllers own. The runner calls each without holding its own lock: a
+// hook may call Status. Widen and Narrow are called from Run's goroutine,
+// one at a time; Own from it or the watchdog's, one at a time.
 type Hooks struct {
 	// Widen makes the informers cache the union of what they cache and
 	// shard, and returns once their caches hold it.
@@ -92,7 +93,10 @@ type Runner struct {
 	leases *leases
 	now    func() time.Time
 
-	// mu guards status, state, lastRenew and the calls of hooks.Own.
+	// ownMu orders the changes of what the replica owns and their calls
+	// of hooks.Own (see own); taken before mu, never held by Status.
+	ownMu sync.Mutex
+	// mu guards status, state and lastRenew.
 	mu        sync.Mutex
 	status    Status
 	state     State
@@ -132,11 +136,10 @@ func (r *Runner) Run(ctx context.Context, leave time.Duration) error {
 	if err := r.steps(ctx); err != nil || leave <= 0 {
 		return err
 	}
-	r.mu.Lock()
-	r.ownLocked(Interval{Empty: true})
-	r.state.Announced.Leaving = true
-	r.state.Owns = false
-	r.mu.Unlock()
+	r.own(func() (Interval, bool) {
+		r.state.Announced.Leaving, r.state.Owns = true, false
+		return Interval{Empty: true}, true
+	})
 	timeout, cancel := context.WithTimeout(leaveCtx, leave)
 	defer cancel()
 	if err := r.steps(timeout); err != nil && !errors.Is(err, errReleased) {
@@ -210,18 +213,24 @@ func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
 		if err := r.hooks.Narrow(ctx, step.Shard); err != nil {
 			return false, err
 		}
+		r.own(func() (Interval, bool) {
+			r.state = State{Announced: step.Announce}
+			r.status.LastReshard = r.now()
+			return r.status.Owned.Intersect(step.Shard.Interval()), true
+		})
 		r.mu.Lock()
-		r.ownLocked(r.status.Owned.Intersect(step.Shard.Interval()))
-		r.state = State{Announced: step.Announce}
-		r.status.LastReshard = r.now()
 	case Own:
-		r.mu.Lock()
-		if !r.liveLocked() {
-			r.mu.Unlock()
+		owned := r.own(func() (Interval, bool) {
+			if !r.liveLocked() {
+				return Interval{}, false
+			}
+			r.state.Owns = true
+			return step.Shard.Interval(), true
+		})
+		if !owned {
 			return false, nil
 		}
-		r.ownLocked(step.Shard.Interval())
-		r.state.Owns = true
+		r.mu.Lock()
 	case Release:
 		return false, errReleased
 	default:
@@ -264,13 +273,14 @@ func (r *Runner) renew(ctx context.Context, announced Announcement) {
 // RenewDeadline, checking twice every RetryPeriod, until ctx ends.
 func (r *Runner) watch(ctx context.Context) {
 	wait.UntilWithContext(ctx, func(context.Context) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if !r.liveLocked() && !r.status.Owned.Empty {
-			r.ownLocked(Interval{Empty: true})
+		r.own(func() (Interval, bool) {
+			if r.liveLocked() || r.status.Owned.Empty {
+				return Interval{}, false
+			}
 			r.state.Owns = false
 			r.status.Owns, r.status.SteppedDown = false, true
-		}
+			return Interval{Empty: true}, true
+		})
 	}, r.config.RetryPeriod/2)
 }
 
@@ -280,8 +290,22 @@ func (r *Runner) liveLocked() bool {
 	return !r.lastRenew.IsZero() && r.now().Sub(r.lastRenew) < r.config.RenewDeadline
 }
 
-// ownLocked sets what the replica owns, through the hook.
-func (r *Runner) ownLocked(owned Interval) {
-	r.status.Owned = owned
-	r.hooks.Own(owned)
+// own sets what the replica owns to what decide returns, if it returns
+// true, and tells the Own hook; it reports whether it did. decide runs
+// under mu (it may read and change the state); the hook runs outside it,
+// so that it may call Status. ownMu keeps the decisions and the hook calls
+// in one order, whichever goroutine makes them (the steps, the watchdog).
+func (r *Runner) own(decide func() (Interval, bool)) bool {
+	r.ownMu.Lock()
+	defer r.ownMu.Unlock()
+	r.mu.Lock()
+	owned, ok := decide()
+	if ok {
+		r.status.Owned = owned
+	}
+	r.mu.Unlock()
+	if ok {
+		r.hooks.Own(owned)
+	}
+	return ok
 }

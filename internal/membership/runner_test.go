@@ -57,7 +57,8 @@ func (rs *replicas) startLeaving(id string, leave time.Duration) {
 	if err := config.Validate(); err != nil {
 		rs.t.Fatal(err)
 	}
-	runner := NewRunner(config, Hooks{
+	var runner *Runner
+	runner = NewRunner(config, Hooks{
 		Widen: func(_ context.Context, s Shard) error {
 			rs.record(func() { rs.cache[id] = append(rs.cache[id], s.Interval()) })
 			return nil
@@ -66,7 +67,12 @@ func (rs *replicas) startLeaving(id string, leave time.Duration) {
 			rs.record(func() { rs.cache[id] = []Interval{s.Interval()} })
 			return nil
 		},
-		Own: func(owned Interval) { rs.record(func() { rs.owned[id] = owned }) },
+		Own: func(owned Interval) {
+			// A hook may call back into its Runner (before, Own ran
+			// under the Runner's lock: this deadlocked at once).
+			_ = runner.Status()
+			rs.record(func() { rs.owned[id] = owned })
+		},
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{runner: runner, cancel: cancel, done: make(chan error, 1)}
