@@ -290,7 +290,18 @@ func (r fixtureRand) draw(n int, chars string) string {
 }
 
 func (r fixtureRand) name(n int) string { return r.draw(n, nameChars) }
-func (r fixtureRand) hex(n int) string  { return r.draw(n, "0123456789abcdef") }
+
+// podSuffix is the five characters after Pod i's ReplicaSet name: three
+// drawn from r, then two that spell i's place in its Deployment, so that
+// no two Pods of a Deployment have one name. Five drawn characters (27^5
+// names) made two of the 100,000 Pods' one: the seed failed with "already
+// exists" at svc-619.
+func podSuffix(i int, r fixtureRand) string {
+	place := i % podsPerDeployment
+	return r.name(3) + string(nameChars[place/len(nameChars)]) + string(nameChars[place%len(nameChars)])
+}
+
+func (r fixtureRand) hex(n int) string { return r.draw(n, "0123456789abcdef") }
 
 func (r fixtureRand) uid() string {
 	h := r.hex(32)
@@ -335,7 +346,7 @@ func templatePod(i int, r fixtureRand) *corev1.Pod {
 	rsName := dep.name + "-" + dep.hash
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: rsName + "-" + r.name(5), GenerateName: rsName + "-", Namespace: dep.namespace,
+			Name: rsName + "-" + podSuffix(i, r), GenerateName: rsName + "-", Namespace: dep.namespace,
 			Labels: map[string]string{"app": dep.name, "pod-template-hash": dep.hash, "bench-set": "real"},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rsName, UID: types.UID(dep.rsUID),
@@ -496,4 +507,19 @@ func containerStatuses(i int, pod *corev1.Pod, started metav1.Time, r fixtureRan
 		})
 	}
 	return statuses
+}
+
+// TestRealisticPodNamesUnique: the fixture's 100,000 Pods (the growth
+// run's largest size) have names of their own in their namespaces. With
+// five drawn characters two had one, and the seed failed.
+func TestRealisticPodNamesUnique(t *testing.T) {
+	seen := map[string]int{}
+	for i := range 100000 {
+		pod := templatePod(i, podRand(i))
+		key := pod.Namespace + "/" + pod.Name
+		if other, ok := seen[key]; ok {
+			t.Fatalf("Pods %d and %d are both %s", other, i, key)
+		}
+		seen[key] = i
+	}
 }
