@@ -210,15 +210,18 @@ func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
 		r.mu.Lock()
 		r.state = State{Announced: step.Announce}
 	case Narrow:
+		// Own less first: the objects that leave the cache reach its
+		// handlers as deletes, which a controller must not take for
+		// deletes of objects it still owns.
+		r.own(func() (Interval, bool) {
+			return r.status.Owned.Intersect(step.Shard.Interval()), true
+		})
 		if err := r.hooks.Narrow(ctx, step.Shard); err != nil {
 			return false, err
 		}
-		r.own(func() (Interval, bool) {
-			r.state = State{Announced: step.Announce}
-			r.status.LastReshard = r.now()
-			return r.status.Owned.Intersect(step.Shard.Interval()), true
-		})
 		r.mu.Lock()
+		r.state = State{Announced: step.Announce}
+		r.status.LastReshard = r.now()
 	case Own:
 		owned := r.own(func() (Interval, bool) {
 			if !r.liveLocked() {
