@@ -28,8 +28,10 @@ type Factory[T Object] struct {
 	opts    []Option
 	options options
 	// shard is the selection the informers of the factory's own shard
-	// share, which Reshard moves (factory_shard.go).
-	shard *shardState
+	// share, which Reshard moves (factory_shard.go), or the membership
+	// (member, nil without WithMembership; factory_membership.go).
+	shard  *shardState
+	member *member
 	// informers holds the informers, their holds and their runs
 	// (internal/registry).
 	informers *registry.Registry[informerKey, *informer[T]]
@@ -71,14 +73,19 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) (
 	if err != nil {
 		return nil, err
 	}
-	return &Factory[T]{
+	f := &Factory[T]{
 		source:    source,
 		convert:   convert,
 		opts:      opts,
 		options:   o,
 		shard:     newShardState(o.shardOrAll()),
+		member:    o.member,
 		informers: registry.New[informerKey](func(ctx context.Context, i *informer[T]) { i.Run(ctx) }, (*informer[T]).stopped, o.deferredStart),
-	}, nil
+	}
+	if f.member != nil {
+		f.shard = f.member.shard
+	}
+	return f, nil
 }
 
 // Handle is one hold on a Factory's shared informer: the Informer itself,
@@ -155,6 +162,9 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []Option) (*e
 		if err != nil {
 			return nil, err
 		}
+		if informerOnly.member != nil {
+			return nil, errMembershipOfInformer
+		}
 		if informerOnly.shard != nil {
 			own = informerOnly.shard.String()
 		}
@@ -195,12 +205,23 @@ func (f *Factory[T]) Statuses() map[schema.GroupVersionResource]Status {
 // for later at once under ctx (unless withDeferredStart). It does not block,
 // may be called any number of times, and does nothing after Shutdown. A
 // nil ctx is taken as context.Background().
+//
+// With WithMembership, Start joins the membership's group instead: the
+// informers start once it gave the replica its shard, and run until the
+// replica has left, cleanly once ctx ends (see Membership.LeaveTimeout).
 func (f *Factory[T]) Start(ctx context.Context) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if f.member != nil {
+		f.member.start(ctx, f)
+		return
+	}
 	f.informers.Start(ctx)
 }
+
+// startInformers runs the informers not running yet under ctx.
+func (f *Factory[T]) startInformers(ctx context.Context) { f.informers.Start(ctx) }
 
 // WaitForCacheSync waits until every started informer has synced or ctx
 // ends. It returns nil if all synced, else a *SyncError naming each
@@ -214,9 +235,18 @@ func (f *Factory[T]) Start(ctx context.Context) {
 //
 // An informer that is Forbidden or NotServed keeps trying, so give ctx a
 // deadline: with context.Background() this waits until it syncs.
+//
+// With WithMembership, it first waits until the replica has joined and
+// its informers hold its shard; if ctx ends first, or the membership
+// ends, it returns an error saying so.
 func (f *Factory[T]) WaitForCacheSync(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if f.member != nil {
+		if err := f.member.waitToJoin(ctx); err != nil {
+			return err
+		}
 	}
 	var unsynced []Status
 	for _, e := range f.informers.Started() {
@@ -266,4 +296,22 @@ func waitForSync[T Object](ctx context.Context, i *informer[T]) bool {
 // Unlike client-go's factories, whose Shutdown only waits for the stop
 // channel given to Start to close, Shutdown stops the informers itself.
 // Informers run by hand (Informer().Run) run until their caller stops them.
-func (f *Factory[T]) Shutdown() { f.informers.Shutdown() }
+//
+// With WithMembership, Shutdown first leaves the group cleanly (see
+// Membership.LeaveTimeout), the informers running until the replica has
+// left.
+func (f *Factory[T]) Shutdown() {
+	if f.member != nil {
+		f.member.stop()
+	}
+	f.informers.Shutdown()
+}
+
+// Membership returns where the replica stands in the factory's membership,
+// and false without WithMembership.
+func (f *Factory[T]) Membership() (MembershipStatus, bool) {
+	if f.member == nil {
+		return MembershipStatus{}, false
+	}
+	return f.member.status(), true
+}

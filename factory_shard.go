@@ -32,7 +32,13 @@ func (f *Factory[T]) Shard() (current Shard, next *Shard) {
 //
 // An invalid shard, or a shard other than the one a reshard under way
 // widens to, is an error and changes nothing.
+//
+// A factory with a membership (WithMembership) reshards by itself:
+// BeginReshard and Reshard return ErrMembershipReshards.
 func (f *Factory[T]) BeginReshard(ctx context.Context, next Shard) error {
+	if f.member != nil {
+		return ErrMembershipReshards
+	}
 	generation, err := f.shard.widen(next)
 	if err != nil {
 		return err
@@ -46,6 +52,8 @@ func (f *Factory[T]) BeginReshard(ctx context.Context, next Shard) error {
 // client-go's Replace) for the objects that left. Reshard returns once
 // every informer the factory started holds exactly next in its cache, or
 // with ctx's error. See BeginReshard for resharding across replicas.
+//
+// A factory with a membership returns ErrMembershipReshards.
 func (f *Factory[T]) Reshard(ctx context.Context, next Shard) error {
 	if err := f.BeginReshard(ctx, next); err != nil {
 		return err

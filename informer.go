@@ -131,6 +131,12 @@ type Informer[T Object] interface {
 	// cached until the server removes it; the wait lasts until then.
 	// Errors as WaitForWrite.
 	WaitForDelete(ctx context.Context, obj T) error
+	// Ownership returns which of the informer's objects this replica's
+	// controllers own now, and a channel closed when that changes: under
+	// its factory's WithMembership, those whose shard key hashes into
+	// what the membership gives the replica; otherwise every object, and
+	// the channel is nil. Package controller reconciles only what it owns.
+	Ownership() Ownership
 }
 
 // NewInformer returns an Informer[T] that lists and watches gvr through lw.
@@ -151,6 +157,9 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	o, err := resolveOptions(opts)
 	if err != nil {
 		return nil, err
+	}
+	if o.member != nil {
+		return nil, errMembershipOfInformer
 	}
 	return newInformer(lw, gvr, convert, o, newShardState(o.shardOrAll()), selection{}), nil
 }
@@ -254,6 +263,8 @@ func (i *informer[T]) Lister() Lister[T] { return i.lister }
 func (i *informer[T]) HasSynced() bool { return i.shared.HasSynced() }
 
 func (i *informer[T]) GroupVersionResource() schema.GroupVersionResource { return i.gvr }
+
+func (i *informer[T]) Ownership() Ownership { return i.shard.owner.ownership(i.shardKey) }
 
 // Status reports the informer's Status. It changes nothing: the State is
 // the state machine's, except that a cache filled a moment before the

@@ -54,6 +54,8 @@ type options struct {
 	// the field hashed.
 	shard    *Shard
 	shardKey ShardKey
+	// member is WithMembership's, nil if not given.
+	member *member
 	// metricsProvider receives the informers' metrics (metrics.go).
 	metricsProvider MetricsProvider
 	// informerName is client-go's informer identity for its own
@@ -279,6 +281,14 @@ func resolveOptions(opts []Option) (options, error) {
 
 // validate returns why the options cannot be used, or nil.
 func (o options) validate() error {
+	if o.member != nil {
+		if o.member.err != nil {
+			return o.member.err
+		}
+		if o.shard != nil {
+			return errors.New("generic: WithMembership and WithShard: the membership gives the shard")
+		}
+	}
 	if o.shard != nil {
 		if err := o.shard.validate(); err != nil {
 			return err

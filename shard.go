@@ -87,8 +87,12 @@ func shardOf(r shardsel.Range) Shard { return Shard{Index: r.Index, Count: r.Cou
 
 // shardState is the shard the informers that share it select, and how it
 // changes (internal/shardsel): a Factory's informers share the factory's;
-// WithShard given to one informer gives it one of its own.
-type shardState struct{ state *shardsel.State }
+// WithShard given to one informer gives it one of its own. owner is what
+// a membership's replica owns of it (nil without one: every object).
+type shardState struct {
+	state *shardsel.State
+	owner *owner
+}
 
 func newShardState(s Shard) *shardState { return &shardState{state: shardsel.New(s.shardRange())} }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -68,6 +69,12 @@ type Controller struct {
 	later map[cache.ObjectName]*time.Timer
 	// timeouts counts each key's consistency timeouts in a row.
 	timeouts map[cache.ObjectName]int
+	// lastKnown holds, under a membership, the primary's last state an
+	// event brought for each key queued; reconciling holds the cancel
+	// of each reconcile in progress and the state of its primary
+	// (ownership.go).
+	lastKnown   map[cache.ObjectName]runtime.Object
+	reconciling map[cache.ObjectName]inProgress
 }
 
 // New makes a Controller named name (the name of its workqueue in metrics
@@ -95,7 +102,8 @@ func New(name string, primary Primary, reconcile Reconciler, opts ...Option) (*C
 		}
 	}
 	c := &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
-		retrying: map[cache.ObjectName]bool{}, later: map[cache.ObjectName]*time.Timer{}, timeouts: map[cache.ObjectName]int{}, added: map[cache.ObjectName]int{}}
+		retrying: map[cache.ObjectName]bool{}, later: map[cache.ObjectName]*time.Timer{}, timeouts: map[cache.ObjectName]int{}, added: map[cache.ObjectName]int{},
+		lastKnown: map[cache.ObjectName]runtime.Object{}, reconciling: map[cache.ObjectName]inProgress{}}
 	c.writes = newWriteLog(c.cachedUID)
 	return c, nil
 }
@@ -129,6 +137,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	var workers sync.WaitGroup
 	for range c.opts.workers {
 		workers.Go(func() { c.work(ctx, queue) })
+	}
+	if c.member() {
+		workers.Go(func() { c.followOwnership(ctx, queue) })
 	}
 	<-ctx.Done()
 	queue.ShutDown()
@@ -220,24 +231,45 @@ func (c *Controller) unregister(registrations []registered) {
 	}
 }
 
-// enqueuer adds a key, unless it is mapped from a secondary object on a
-// sharded controller and the primary's cache does not hold it (another
-// replica's).
+// enqueuer adds a key, unless another replica's: one mapped from a
+// secondary object on a sharded controller whose primary's cache does not
+// hold it, or under a membership one whose primary the replica does not
+// own (ownership.go).
 func (c *Controller) enqueuer(queue workqueue.TypedRateLimitingInterface[cache.ObjectName]) enqueuer {
-	return func(key cache.ObjectName, fromPrimary bool) {
-		if !fromPrimary && c.primary.sharded() && !c.primary.holds(key) {
+	return func(key cache.ObjectName, primary *event) {
+		var obj runtime.Object
+		if primary != nil {
+			obj = primary.obj
+		} else if c.primary.sharded() || c.member() {
+			cached, ok := c.primary.cached(key)
+			if !ok && c.primary.sharded() {
+				return
+			}
+			obj = cached
+		}
+		if !owns(c.primary.ownership(), obj) {
 			return
 		}
-		c.add(queue, key)
+		c.addPrimary(queue, key, obj)
 	}
 }
 
 // add counts key's add and adds it, under c.mu, so that a worker that takes
 // the key sees the count of every add the queue has merged into it.
 func (c *Controller) add(queue workqueue.TypedRateLimitingInterface[cache.ObjectName], key cache.ObjectName) {
+	c.addPrimary(queue, key, nil)
+}
+
+// addPrimary is add, and records obj (if not nil) as the last known state
+// of key's primary, for the worker to tell whether the replica owns a key
+// whose primary has left its cache (ownership.go).
+func (c *Controller) addPrimary(queue workqueue.TypedRateLimitingInterface[cache.ObjectName], key cache.ObjectName, obj runtime.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.added[key]++
+	if obj != nil && c.member() {
+		c.lastKnown[key] = obj
+	}
 	queue.Add(key)
 }
 

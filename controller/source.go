@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
@@ -27,17 +28,26 @@ type source struct {
 	err   error
 }
 
-// enqueuer takes the keys an event maps to; fromPrimary is set for the
-// primary's own events.
-type enqueuer func(key cache.ObjectName, fromPrimary bool)
+// enqueuer takes the keys an event maps to. primary is set for the
+// primary's own events, to the object (nil for a delete whose last state
+// is unknown).
+type enqueuer func(key cache.ObjectName, primary *event)
+
+// event is a primary's own event.
+type event struct{ obj runtime.Object }
 
 // Primary is the informer of a Controller's primary objects, made by For.
 type Primary struct {
 	source
-	// holds reports whether the primary's cache holds key.
-	holds func(key cache.ObjectName) bool
+	// cached returns the object of key the primary's cache holds, if it
+	// holds one; all returns every object it holds.
+	cached func(key cache.ObjectName) (runtime.Object, bool)
+	all    func() []runtime.Object
 	// sharded reports whether the primary's informer holds one shard.
 	sharded func() bool
+	// ownership is what the replica owns of the primary's objects
+	// (generic.Informer.Ownership).
+	ownership func() generic.Ownership
 }
 
 // For makes the Primary of a Controller: every add, update and delete of
@@ -52,11 +62,25 @@ func For[T generic.Object](informer generic.Informer[T], predicates ...Predicate
 	indexer := informer.Informer().GetIndexer()
 	return Primary{
 		source: src,
-		holds: func(key cache.ObjectName) bool {
-			_, exists, err := indexer.GetByKey(key.String())
-			return exists && err == nil
+		cached: func(key cache.ObjectName) (runtime.Object, bool) {
+			obj, exists, err := indexer.GetByKey(key.String())
+			if !exists || err != nil {
+				return nil, false
+			}
+			o, ok := obj.(runtime.Object)
+			return o, ok
 		},
-		sharded: func() bool { return informer.Status().Shard != "" },
+		all: func() []runtime.Object {
+			var objs []runtime.Object
+			for _, obj := range indexer.List() {
+				if o, ok := obj.(runtime.Object); ok {
+					objs = append(objs, o)
+				}
+			}
+			return objs
+		},
+		sharded:   func() bool { return informer.Status().Shard != "" },
+		ownership: informer.Ownership,
 	}
 }
 
@@ -201,7 +225,12 @@ func (h *handler[S]) OnDelete(deleted cache.DeletedObject[S]) {
 	defer h.recovered("a delete")
 	if h.toPrimaries == nil {
 		if key := deleted.GetObjectName(); key.Name != "" {
-			h.enqueue(key, true)
+			e := &event{}
+			var none S
+			if deleted.OptionalObj != none {
+				e.obj = deleted.OptionalObj
+			}
+			h.enqueue(key, e)
 		}
 		return
 	}
@@ -222,12 +251,12 @@ func (h *handler[S]) passes(oldObj, newObj S) bool {
 
 func (h *handler[S]) keys(obj S) {
 	if h.toPrimaries == nil {
-		h.enqueue(cache.MetaObjectToName(obj), true)
+		h.enqueue(cache.MetaObjectToName(obj), &event{obj: obj})
 		return
 	}
 	for _, key := range h.toPrimaries(obj) {
 		if key.Name != "" {
-			h.enqueue(key, false)
+			h.enqueue(key, nil)
 		}
 	}
 }

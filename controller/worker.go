@@ -62,6 +62,13 @@ func (c *Controller) setRetrying(key cache.ObjectName, retrying bool) {
 // and requeues it as the result says.
 func (c *Controller) process(ctx context.Context, queue workqueue.TypedRateLimitingInterface[cache.ObjectName], key cache.ObjectName) {
 	ctx = klog.NewContext(ctx, c.logger(ctx, key))
+	ctx, done, owned := c.beginReconcile(ctx, key)
+	if !owned {
+		c.setRetrying(key, false)
+		queue.Forget(key)
+		return
+	}
+	defer done()
 	if err := c.catchUp(ctx, key); err != nil {
 		if ctx.Err() != nil {
 			return

@@ -50,6 +50,9 @@ func (i *Informer[T]) GroupVersionResource() schema.GroupVersionResource {
 // Status returns the informer's Status.
 func (i *Informer[T]) Status() generic.Status { return i.inner.Status() }
 
+// Ownership is the informer's Ownership.
+func (i *Informer[T]) Ownership() generic.Ownership { return i.inner.Ownership() }
+
 // WaitForResourceVersion is the informer's WaitForResourceVersion.
 func (i *Informer[T]) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
 	return i.inner.WaitForResourceVersion(ctx, resourceVersion)

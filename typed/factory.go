@@ -72,6 +72,11 @@ type Factory struct {
 	// made later starts where the others are.
 	shard   generic.Shard
 	widened *generic.Shard
+	// options is a factory of no informers, made to check the Options:
+	// with generic.WithMembership, it shares the membership of every
+	// generic.Factory[T], and answers Shard and Membership for them.
+	options *generic.Factory[*metav1.PartialObjectMetadata]
+	member  bool
 }
 
 // lifecycle is what the Factory does with each generic.Factory[T],
@@ -130,6 +135,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 		return nil, err
 	}
 	shard, _ := checked.Shard()
+	_, member := checked.Membership()
 	resolved, kinds, err := clients.resolve()
 	if err != nil {
 		return nil, err
@@ -140,6 +146,8 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	}
 	return &Factory{
 		shard:       shard,
+		options:     checked,
+		member:      member,
 		scheme:      scheme,
 		interner:    share.NewInterner(sharing),
 		sharer:      share.New(!resolved.NoSharing),
@@ -218,6 +226,9 @@ func (f *Factory) Shutdown() {
 // Shard returns the factory's shard (see generic.WithShard), and the one a
 // reshard under way widens it to (nil if none).
 func (f *Factory) Shard() (current generic.Shard, next *generic.Shard) {
+	if f.member {
+		return f.options.Shard()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.shard, f.widened
@@ -226,7 +237,12 @@ func (f *Factory) Shard() (current generic.Shard, next *generic.Shard) {
 // BeginReshard is generic.Factory.BeginReshard for every kind of the
 // factory: it returns once every informer it started holds the union of
 // its shard and next.
+//
+// With generic.WithMembership, it returns generic.ErrMembershipReshards.
 func (f *Factory) BeginReshard(ctx context.Context, next generic.Shard) error {
+	if f.member {
+		return generic.ErrMembershipReshards
+	}
 	f.mu.Lock()
 	widened := next
 	f.widened = &widened
@@ -256,6 +272,12 @@ func (f *Factory) Reshard(ctx context.Context, next generic.Shard) error {
 	return nil
 }
 
+// Membership returns where the replica stands in the factory's membership
+// (generic.WithMembership), and false without one.
+func (f *Factory) Membership() (generic.MembershipStatus, bool) {
+	return f.options.Membership()
+}
+
 func (f *Factory) lifecycles() []lifecycle {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -279,7 +301,11 @@ func factoryFor[T generic.Object](f *Factory, key factoryKey, source generic.Sou
 	// The source is called from Acquire, not under f.mu: clusterScoped
 	// locks it.
 	source = f.unservedAware(ignoreNamespaceWhenClusterScoped(source, f.clusterScoped))
-	gf, err := generic.NewFactory(source, convert, append(slices.Clip(f.opts), generic.WithShard(f.shard.Index, f.shard.Count))...)
+	opts := slices.Clip(f.opts)
+	if !f.member {
+		opts = append(opts, generic.WithShard(f.shard.Index, f.shard.Count))
+	}
+	gf, err := generic.NewFactory(source, convert, opts...)
 	if err != nil {
 		return nil, err // NewFactory checked the Options: it cannot happen
 	}
