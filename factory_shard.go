@@ -17,7 +17,7 @@ func (f *Factory[T]) Shard() (current Shard, next *Shard) {
 
 // BeginReshard is the first step of moving the factory's informers to
 // shard next: they select the union of their current shard and next,
-// relist (their handlers get adds for the objects that joined), and
+// list it (their handlers get adds for the objects that joined), and
 // BeginReshard returns once every informer the factory started has that
 // union in its cache, or with ctx's error. Informers given a shard of
 // their own (WithShard on Acquire) are not moved.
@@ -47,9 +47,19 @@ func (f *Factory[T]) BeginReshard(ctx context.Context, next Shard) error {
 }
 
 // Reshard moves the factory's informers to shard next: after BeginReshard
-// if it was not called, they select next alone and relist; their handlers
-// get deletes (as cache.DeletedFinalStateUnknown tombstones, from
-// client-go's Replace) for the objects that left. Reshard returns once
+// if it was not called, they select next alone and list it; their handlers
+// get deletes, carrying each object's last state, for the objects that
+// left.
+//
+// Each step moves the informers' watches to the new selection without a
+// relist: the watch lists the selection, hands on what differs from what
+// the informer delivered (adds, updates, deletes), and watches the new
+// selection from the list's resourceVersion. client-go's reflector would
+// wait before each relist by its backoff (0.8 s doubling to 30 s while
+// relists come less than 2 minutes apart). A watch that cannot move so
+// (its list fails, a WatchList stream still in its initial events) ends,
+// and the informer relists as client-go does: the deletes are then
+// cache.DeletedFinalStateUnknown tombstones, from client-go's Replace. Reshard returns once
 // every informer the factory started holds exactly next in its cache, or
 // with ctx's error. See BeginReshard for resharding across replicas.
 //

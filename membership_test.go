@@ -36,15 +36,21 @@ type member struct {
 }
 
 // memberTimings are short, for tests: a replica that stops renewing steps
-// down within 300 ms, and the others take its shard after 600 ms. A leave
-// may wait for two relists of each of the others, which client-go's
-// reflector delays by its backoff (see docs/sharding.md).
+// down within 300 ms, and the others take its shard after 600 ms.
 func memberTimings(leases *fake.Clientset, id string) generic.Membership {
 	return generic.Membership{Leases: leases.CoordinationV1().Leases("ns"), Group: "g", Identity: id,
-		RetryPeriod: 20 * time.Millisecond, RenewDeadline: 300 * time.Millisecond, LeaseDuration: 600 * time.Millisecond, LeaveTimeout: 2 * time.Minute}
+		RetryPeriod: 20 * time.Millisecond, RenewDeadline: 300 * time.Millisecond, LeaseDuration: 600 * time.Millisecond, LeaveTimeout: 10 * time.Second}
 }
 
 func startMember(t *testing.T, ctx context.Context, server *shardServer, leases *fake.Clientset, id string) *member {
+	t.Helper()
+	m := newMember(t, server, leases, id)
+	m.start(t, ctx)
+	return m
+}
+
+// newMember makes a member, not started.
+func newMember(t *testing.T, server *shardServer, leases *fake.Clientset, id string) *member {
 	t.Helper()
 	m := &member{id: id}
 	source := func(gvr schema.GroupVersionResource, namespace string, tweak generic.TweakListOptionsFunc) cache.ListerWatcher {
@@ -52,12 +58,17 @@ func startMember(t *testing.T, ctx context.Context, server *shardServer, leases 
 	}
 	m.replica = &replica{factory: newFactory[*corev1.ConfigMap](source, nil, generic.WithMembership(memberTimings(leases, id)))}
 	m.informer = acquire(m.factory, configMapsGVR)
+	return m
+}
+
+// start starts m and waits until it joined.
+func (m *member) start(t *testing.T, ctx context.Context) {
+	t.Helper()
 	m.factory.Start(ctx)
 	t.Cleanup(m.factory.Shutdown)
 	if err := m.factory.WaitForCacheSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return m
 }
 
 // recording records the ShardSelector of each list and watch lw makes.
@@ -104,7 +115,7 @@ func waitSettled(t *testing.T, ctx context.Context, server *shardServer, members
 	var last []string
 	started := time.Now()
 	defer func() { t.Logf("settled on %v in %v", ids, time.Since(started)) }()
-	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		last = nil
 		for _, m := range members {
 			status, _ := m.factory.Membership()
@@ -140,21 +151,16 @@ func ownersOf(server *shardServer, members []*member) map[string][]string {
 }
 
 // TestMembershipScales scales replicas with a membership 1 -> 3 -> 2 (one
-// leaves cleanly) under churn, against servers with the gate on and off: at every sample, every object the churn does not touch is in some
+// leaves cleanly) -> 3 under churn, against servers with the gate on and
+// off: at every sample, every object the churn does not touch is in some
 // replica's cache and owned by at most one; once settled, the caches
 // partition the objects and each object is owned by exactly one replica.
 // A replica that joins lists with its shard's selector from its first
 // request: it never lists every object.
 func TestMembershipScales(t *testing.T) {
-	for _, c := range []struct {
-		name              string
-		honours, listOnly bool
-	}{
-		{"gate on, WatchList", true, false},
-		{"gate off, list", false, true},
-	} {
+	for _, c := range serverKinds {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			server := newShardServer(c.honours, c.listOnly)
 			server.create("stable", 300)
@@ -196,14 +202,16 @@ func TestMembershipScales(t *testing.T) {
 					samples.Add(1)
 				}
 			})
+			// A replica is sampled from when it is made: once it starts,
+			// the others may narrow as soon as it holds its shard.
 			join := func(ids ...string) {
-				var joined []*member
 				for _, id := range ids {
-					joined = append(joined, startMember(t, ctx, server, leases, id))
+					m := newMember(t, server, leases, id)
+					mu.Lock()
+					live = append(live, m)
+					mu.Unlock()
+					m.start(t, ctx)
 				}
-				mu.Lock()
-				live = append(live, joined...)
-				mu.Unlock()
 			}
 
 			join("b", "c")
@@ -216,6 +224,11 @@ func TestMembershipScales(t *testing.T) {
 			mu.Lock()
 			live = slices.DeleteFunc(live, func(m *member) bool { return m == b })
 			mu.Unlock()
+			waitSettled(t, ctx, server, live...)
+			mu.Lock()
+			phase = "joining d"
+			mu.Unlock()
+			join("d")
 			waitSettled(t, ctx, server, live...)
 			close(stop)
 			background.Wait()
@@ -331,7 +344,7 @@ func (r *reconciles) take() map[string]map[string]int {
 // and the objects of the replica that left are reconciled by their new
 // owners without any update, when they come to own them.
 func TestControllersFollowOwnership(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	server := newShardServer(false, false)
 	server.create("stable", 200)

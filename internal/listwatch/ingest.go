@@ -184,7 +184,10 @@ func (in *ingest[T]) watch(ctx context.Context, options metav1.ListOptions) (wat
 	convert := metered(ctx, in.meter, stream.initial != nil, func(event watch.Event) (watch.Event, commitFunc, bool) {
 		return stream.convert(ctx, event)
 	})
-	return newConvertingWatch(ctx, in.goroutines, w, shardChanged, convert), nil
+	reselect := func(ctx context.Context) (watch.Interface, <-chan struct{}, []pending, error) {
+		return stream.reselect(ctx, options)
+	}
+	return newConvertingWatch(ctx, in.goroutines, w, shardChanged, convert, reselect), nil
 }
 
 // convertOne converts one object of a list or watch, rejecting a bad one.

@@ -166,3 +166,23 @@ func (r *lastGood[T]) overlap(next *objectSet[T]) (held, before int) {
 	}
 	return held, r.objects.len()
 }
+
+// each calls f with every object held and its key.
+func (s *objectSet[T]) each(f func(key cache.ObjectName, t T)) {
+	for _, t := range s.objects {
+		f(cache.ObjectName{Namespace: t.GetNamespace(), Name: t.GetName()}, t)
+	}
+	for key, t := range s.overflow {
+		f(key, t)
+	}
+}
+
+// each calls f with every object of the record and its key, if generation
+// is current; f must not call back into the record.
+func (r *lastGood[T]) each(generation uint64, f func(key cache.ObjectName, t T)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if generation == r.generation {
+		r.objects.each(f)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // watchStream converts the events of one watch.
@@ -159,9 +160,12 @@ func (s *watchStream[T]) convertBookmark(ctx context.Context, event watch.Event)
 type convertingWatch struct {
 	inner   watch.Interface
 	convert func(watch.Event) (watch.Event, commitFunc, bool)
-	// interrupt, when closed, ends the watch with a 410 Gone, so that the
-	// reflector relists (the informer's shard changed); nil never does.
+	// interrupt is closed when the informer's selection changes (a
+	// reshard step); nil never is. reselect then moves the watch to the
+	// new selection (reselect.go); if it is nil or fails, the watch ends
+	// with a 410 Gone, so that the reflector relists.
 	interrupt <-chan struct{}
+	reselect  func(ctx context.Context) (watch.Interface, <-chan struct{}, []pending, error)
 	result    chan watch.Event
 	stopped   chan struct{}
 	stopOnce  sync.Once
@@ -172,16 +176,19 @@ type convertingWatch struct {
 	// undos takes back the commits of the last events sent, oldest first;
 	// it keeps at least the last resultBuffer.
 	undos []func()
+	// innerMu guards inner, which reselect replaces.
+	innerMu sync.Mutex
 }
 
 // resultBuffer is how many converted events may wait for the reflector.
 const resultBuffer = 64
 
-func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, inner watch.Interface, interrupt <-chan struct{}, convert func(watch.Event) (watch.Event, commitFunc, bool)) *convertingWatch {
+func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, inner watch.Interface, interrupt <-chan struct{}, convert func(watch.Event) (watch.Event, commitFunc, bool), reselect func(context.Context) (watch.Interface, <-chan struct{}, []pending, error)) *convertingWatch {
 	w := &convertingWatch{
 		inner:     inner,
 		convert:   convert,
 		interrupt: interrupt,
+		reselect:  reselect,
 		result:    make(chan watch.Event, resultBuffer),
 		stopped:   make(chan struct{}),
 		loopDone:  make(chan struct{}),
@@ -203,9 +210,27 @@ func (w *convertingWatch) Stop() {
 
 func (w *convertingWatch) stop() {
 	w.stopOnce.Do(func() {
+		w.innerMu.Lock()
+		defer w.innerMu.Unlock()
 		close(w.stopped)
 		w.inner.Stop()
 	})
+}
+
+// swapInner makes inner the watch read from now on and stops the one
+// before; it reports false, stopping inner, if the watch was stopped.
+func (w *convertingWatch) swapInner(inner watch.Interface) bool {
+	w.innerMu.Lock()
+	defer w.innerMu.Unlock()
+	select {
+	case <-w.stopped:
+		inner.Stop()
+		return false
+	default:
+	}
+	w.inner.Stop()
+	w.inner = inner
+	return true
 }
 
 // undoUntaken takes back, newest first, the commits of the events still
@@ -240,8 +265,12 @@ func (w *convertingWatch) loop(ctx context.Context) {
 			w.stop()
 			return
 		case <-w.interrupt:
-			w.interrupted(ctx)
-			return
+			if !w.moved(ctx) {
+				w.interrupted(ctx)
+				return
+			}
+			in = w.inner.ResultChan()
+			continue
 		}
 		out, commit, keep := w.convert(event)
 		if !keep {
@@ -257,6 +286,36 @@ func (w *convertingWatch) loop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// moved moves the watch to the informer's new selection (reselect), and
+// sends the events that take the informer there; it reports false if it
+// could not (the watch then ends with a 410 Gone), or was stopped.
+func (w *convertingWatch) moved(ctx context.Context) bool {
+	if w.reselect == nil {
+		return false
+	}
+	inner, interrupt, events, err := w.reselect(ctx)
+	if err != nil {
+		klog.FromContext(ctx).V(2).Info("The watch could not move to the informer's new shard; the informer relists", "err", err)
+		return false
+	}
+	if !w.swapInner(inner) {
+		return false
+	}
+	w.interrupt = interrupt
+	for _, e := range events {
+		select {
+		case w.result <- e.event:
+			w.committed(e.commit)
+		case <-w.stopped:
+			return false
+		case <-ctx.Done():
+			w.stop()
+			return false
+		}
+	}
+	return true
 }
 
 // interrupted sends the 410 Gone that makes the reflector relist, and ends
