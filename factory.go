@@ -214,7 +214,7 @@ func (f *Factory[T]) Start(ctx context.Context) {
 		ctx = context.Background()
 	}
 	if f.member != nil {
-		f.member.start(ctx, f)
+		f.member.start(ctx, f, f.options.metricsProvider)
 		return
 	}
 	f.informers.Start(ctx)

@@ -64,9 +64,10 @@ func newMember(m Membership) *member {
 }
 
 // start joins the group with f, once: the first call runs the runner
-// until ctx ends or stop. A factory started after the replica joined runs
-// its informers at once.
-func (m *member) start(ctx context.Context, f memberFactory) {
+// until ctx ends or stop, and gives provider (if it measures memberships)
+// the membership's status. A factory started after the replica joined
+// runs its informers at once.
+func (m *member) start(ctx context.Context, f memberFactory, provider MetricsProvider) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopped {
@@ -86,8 +87,15 @@ func (m *member) start(ctx context.Context, f memberFactory) {
 	runCtx, cancel := context.WithCancel(ctx)
 	informerCtx, stopInformers := context.WithCancel(context.WithoutCancel(ctx))
 	m.informerCtx, m.cancel = informerCtx, cancel
+	remove := func() {}
+	if p, ok := provider.(MembershipMetricsProvider); ok {
+		if r := p.NewMembershipMetrics(m.config.Group, m.config.Identity, m.status); r != nil {
+			remove = r
+		}
+	}
 	go func() {
 		defer close(m.done)
+		defer remove()
 		defer stopInformers()
 		if err := m.runner.Run(runCtx, m.leave); err != nil {
 			klog.FromContext(ctx).Error(err, "Membership ended: the informers stop", "group", m.config.Group, "identity", m.config.Identity)

@@ -142,3 +142,15 @@ var ErrMembershipReshards = errors.New("generic: the factory's membership reshar
 
 // errMembershipOfInformer is WithMembership given to one informer.
 var errMembershipOfInformer = errors.New("generic: WithMembership is a factory's Option, not an informer's")
+
+// MembershipMetricsProvider is a MetricsProvider that also measures a
+// replica's membership: a factory with WithMembership and
+// WithMetricsProvider(provider) calls NewMembershipMetrics once, when the
+// replica joins its group (Start), with a func that returns the
+// membership's status now, for the provider to read when it collects; and
+// the returned remove (if not nil) once the replica has left. The
+// Prometheus adapter (package genericprometheus) is one.
+type MembershipMetricsProvider interface {
+	MetricsProvider
+	NewMembershipMetrics(group, identity string, status func() MembershipStatus) (remove func())
+}

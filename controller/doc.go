@@ -46,6 +46,12 @@
 // replica's caches. Unsharded, every mapped key is enqueued, whether or
 // not its primary exists (a reconcile may create it).
 //
+// With a Lease membership (generic.WithMembership on the factory), the
+// controller reconciles only the keys whose primary its replica owns
+// (generic.Informer.Ownership), enqueues the cached primaries it comes to
+// own, and cancels the context of a reconcile whose key it no longer owns;
+// see docs/sharding.md for the timing bounds.
+//
 // # Lifecycle
 //
 // Run registers the handlers, waits until each has received its informer's

@@ -47,6 +47,13 @@
 //
 // See generic.MetricsProvider for exactly what each one counts.
 //
+// Metrics is also a generic.MembershipMetricsProvider: a factory with
+// generic.WithMembership reports where its replica stands, with the
+// labels group and identity, read at scrape time, until the replica has
+// left (see NewMembershipMetrics): generic_membership_members,
+// shard_index, shard_count, owns, stepped_down and
+// last_reshard_timestamp_seconds.
+//
 // Metrics is also client-go's workqueue.MetricsProvider: give it to a
 // controller (controller.WithQueueMetrics), or to any client-go queue made
 // with a Name (workqueue.TypedRateLimitingQueueConfig{Name: name,
@@ -121,15 +128,17 @@ type Metrics struct {
 	state    *prometheus.Desc
 	received *prometheus.Desc
 
-	queue *queueMetrics
+	queue       *queueMetrics
+	memberships *memberships
 
 	mu   sync.Mutex
 	sets map[labelValues]map[*informerMetrics]struct{}
 }
 
 var (
-	_ generic.MetricsProvider = (*Metrics)(nil)
-	_ prometheus.Collector    = (*Metrics)(nil)
+	_ generic.MetricsProvider           = (*Metrics)(nil)
+	_ generic.MembershipMetricsProvider = (*Metrics)(nil)
+	_ prometheus.Collector              = (*Metrics)(nil)
 )
 
 // New returns Metrics with no informer yet.
@@ -149,12 +158,13 @@ func New() *Metrics {
 			Help:    "Time from a watch event's arrival at the informer's ingest to each call of an event handler with it.",
 			Buckets: DefaultLatencyBuckets,
 		}, labelNames),
-		objects:  prometheus.NewDesc(name("objects"), "Objects in the informer's cache.", labelNames, nil),
-		lastSync: prometheus.NewDesc(name("last_sync_timestamp_seconds"), "Unix time of the informer's last complete list; 0 if none.", labelNames, nil),
-		state:    prometheus.NewDesc(name("state"), "How many informers with these labels are in each state (NotStarted, Syncing, Synced, NotServed, Forbidden, Stopped).", append(append([]string(nil), labelNames...), "state"), nil),
-		received: prometheus.NewDesc(name("initial_sync_received_objects"), "Objects the informer's initial sync has received from the server so far.", labelNames, nil),
-		queue:    newQueueMetrics(),
-		sets:     map[labelValues]map[*informerMetrics]struct{}{},
+		objects:     prometheus.NewDesc(name("objects"), "Objects in the informer's cache.", labelNames, nil),
+		lastSync:    prometheus.NewDesc(name("last_sync_timestamp_seconds"), "Unix time of the informer's last complete list; 0 if none.", labelNames, nil),
+		state:       prometheus.NewDesc(name("state"), "How many informers with these labels are in each state (NotStarted, Syncing, Synced, NotServed, Forbidden, Stopped).", append(append([]string(nil), labelNames...), "state"), nil),
+		received:    prometheus.NewDesc(name("initial_sync_received_objects"), "Objects the informer's initial sync has received from the server so far.", labelNames, nil),
+		queue:       newQueueMetrics(),
+		memberships: newMemberships(),
+		sets:        map[labelValues]map[*informerMetrics]struct{}{},
 	}
 }
 
@@ -217,6 +227,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.lastSync
 	ch <- m.state
 	ch <- m.received
+	m.memberships.describe(ch)
 }
 
 // Collect implements prometheus.Collector. It reads each informer's cache
@@ -229,6 +240,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range m.queue.collectors() {
 		c.Collect(ch)
 	}
+	m.memberships.collect(ch)
 	m.mu.Lock()
 	sets := make(map[labelValues][]*informerMetrics, len(m.sets))
 	for l, set := range m.sets {

@@ -51,6 +51,7 @@ func newCommand() *cobra.Command {
 			"  kwatch --demo-objects 10000 --metrics-addr 127.0.0.1:9090 --linger 1m\n" +
 			"  kwatch --kubeconfig ~/.kube/config -n default configmaps widgets.example.com\n" +
 			"  kwatch --kubeconfig ~/.kube/config --shard 1/3 pods   # replica 1 of 3\n" +
+			"  kwatch --kubeconfig ~/.kube/config --member kwatch pods  # one of any number of replicas\n" +
 			"  kwatch -l app=web -o json --duration 30s pods",
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,6 +73,8 @@ func newCommand() *cobra.Command {
 	flags.IntVar(&opts.DemoObjects, "demo-objects", 0, "in the demo, create this many more ConfigMaps before watching, for an initial sync of that size")
 	flags.StringVar(&opts.MetricsAddr, "metrics-addr", "", "serve the informers' Prometheus metrics at http://ADDR/metrics while watching, for example 127.0.0.1:9090")
 	flags.StringVar(&opts.Shard, "shard", "", "hold one shard of every resource, index/count (for example 1/3): run count replicas with index 0 to count-1 (KEP-5866 sharded list and watch)")
+	flags.StringVar(&opts.Member, "member", "", "be a replica of a Lease membership, group or group/identity (identity default: the host's name): the live replicas share every resource's objects and reshard by themselves")
+	flags.StringVar(&opts.LeaseNamespace, "lease-namespace", "default", "the namespace of --member's Leases")
 	flags.DurationVar(&opts.Linger, "linger", 0, "in the demo, keep watching (and serving --metrics-addr) this long after the script is done")
 	flags.IntVarP(&verbosity, "verbose", "v", 0, "log verbosity; 0 keeps the API server's and client's logs quiet")
 	cmd.SetContext(context.Background())

@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/generic-informers/generic"
 )
@@ -39,6 +43,12 @@ type Options struct {
 	// Shard, "index/count", makes every informer hold one shard of its
 	// resource's objects (generic.WithShard); "" holds them all.
 	Shard string
+	// Member, "group" or "group/identity", makes kwatch a replica of a
+	// Lease membership (generic.WithMembership): the live replicas of the
+	// group share every resource's objects, and reshard among themselves
+	// as replicas come and go. The identity defaults to the host's name;
+	// the Leases live in LeaseNamespace (default "default").
+	Member, LeaseNamespace string
 	// Linger keeps kwatch watching, and serving metrics, this long after
 	// the demo's script is done.
 	Linger time.Duration
@@ -76,6 +86,14 @@ func (o Options) resolve() (Options, error) {
 			return o, fmt.Errorf("--shard: %w", err)
 		}
 	}
+	if o.Member != "" {
+		if o.Shard != "" {
+			return o, fmt.Errorf("--member and --shard: the membership gives the shard")
+		}
+		if group, _, _ := strings.Cut(o.Member, "/"); group == "" {
+			return o, fmt.Errorf("--member %q: want group or group/identity", o.Member)
+		}
+	}
 	if o.Linger < 0 {
 		return o, fmt.Errorf("--linger %v: want 0 or more", o.Linger)
 	}
@@ -107,4 +125,26 @@ func (o Options) status() io.Writer {
 		return o.Err
 	}
 	return o.Out
+}
+
+// membership is --member's Membership, its Leases read and written with
+// leases; the factory checks the names.
+func (o Options) membership(leases coordinationclient.LeaseInterface) (generic.Membership, error) {
+	group, identity, found := strings.Cut(o.Member, "/")
+	if !found {
+		host, err := os.Hostname()
+		if err != nil {
+			return generic.Membership{}, fmt.Errorf("--member %s: no identity given, and the host's name: %w", o.Member, err)
+		}
+		identity = strings.ToLower(host)
+	}
+	return generic.Membership{Leases: leases, Group: group, Identity: identity}, nil
+}
+
+// leaseNamespace is where the membership's Leases live.
+func (o Options) leaseNamespace() string {
+	if o.LeaseNamespace == "" {
+		return metav1.NamespaceDefault
+	}
+	return o.LeaseNamespace
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -97,6 +98,17 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 			return nil, err
 		}
 		extra = append(extra, generic.WithShard(shard.Index, shard.Count))
+	}
+	if opts.Member != "" {
+		clients, err := kubernetes.NewForConfig(c.Config)
+		if err != nil {
+			return nil, err
+		}
+		m, err := opts.membership(clients.CoordinationV1().Leases(opts.leaseNamespace()))
+		if err != nil {
+			return nil, err
+		}
+		extra = append(extra, generic.WithMembership(m))
 	}
 	w, err := newWatcher(c.Config, opts.Namespace, selector, events, extra...)
 	if err != nil {
