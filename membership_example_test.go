@@ -21,7 +21,8 @@ func ExampleWithMembership() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client := shardExampleClient()
-	leases := kubefake.NewClientset().CoordinationV1().Leases("default") // clientset.CoordinationV1().Leases(namespace)
+	// Against a cluster, the Leases of a clientset of your own, in a namespace you name.
+	leases := kubefake.NewClientset().CoordinationV1().Leases("default")
 
 	replica := func(podName string) *generic.Factory[*unstructured.Unstructured] {
 		factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil,

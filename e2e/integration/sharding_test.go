@@ -293,8 +293,8 @@ func TestReshardOnTheServer(t *testing.T) {
 			ctx := testContext(t)
 			config := fastConfig(server.Config)
 			client := kubernetes.NewForConfigOrDie(config)
-			namespace := "reshard-" + map[bool]string{true: "on", false: "off"}[gate]
-			createNamespace(t, client, namespace)
+			// A name of its own: the test may run more than once on one server.
+			namespace := generateNamespace(t, client, "reshard-"+map[bool]string{true: "on", false: "off"}[gate]+"-")
 			createConfigMaps(t, client, namespace, n)
 			replicas := []*shardReplica{newShardReplica(t, config, namespace, 0, 2), newShardReplica(t, config, namespace, 1, 2)}
 			for _, r := range replicas {
@@ -376,6 +376,13 @@ func (s *sampler) add(r *shardReplica) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.replicas = append(s.replicas, r)
+}
+
+// remove stops sampling r (a replica that has left).
+func (s *sampler) remove(r *shardReplica) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replicas = slices.DeleteFunc(s.replicas, func(held *shardReplica) bool { return held == r })
 }
 
 func (s *sampler) sample() {

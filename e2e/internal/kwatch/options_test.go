@@ -1,6 +1,8 @@
 package kwatch
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,6 +45,46 @@ func TestResolveShard(t *testing.T) {
 			}
 			if err == nil && got.Shard != tt.shard {
 				t.Errorf("resolve() changed --shard %q to %q", tt.shard, got.Shard)
+			}
+		})
+	}
+}
+
+// TestMemberFlag checks --member: a group, or group/identity, read as the
+// Membership's; with --shard, or without a group, an error.
+func TestMemberFlag(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		member, shard          string
+		wantGroup, wantID, err string
+	}{
+		{member: "ctl/pod-1", wantGroup: "ctl", wantID: "pod-1"},
+		{member: "ctl", wantGroup: "ctl", wantID: strings.ToLower(host)},
+		{member: "/pod-1", err: `--member "/pod-1": want group or group/identity`},
+		{member: "ctl", shard: "0/2", err: "--member and --shard: the membership gives the shard"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.member+" "+tt.shard, func(t *testing.T) {
+			opts, err := Options{Member: tt.member, Shard: tt.shard}.resolve()
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tt.err, gotErr); diff != "" || err != nil {
+				if diff != "" {
+					t.Errorf("resolve() error (-want +got):\n%s", diff)
+				}
+				return
+			}
+			m, err := opts.membership(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{tt.wantGroup, tt.wantID}, []string{m.Group, m.Identity}); diff != "" {
+				t.Errorf("group and identity (-want +got):\n%s", diff)
 			}
 		})
 	}
