@@ -292,8 +292,17 @@ func TestMembershipTakeover(t *testing.T) {
 		t.Cleanup(func() { cut.cut.Store(false) })
 		before := time.Now()
 		cut.cut.Store(true)
+		steppedDown := make(chan time.Duration, 1)
+		go func() {
+			_ = wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
+				status, _ := cut.factory.Membership()
+				return status.SteppedDown, nil
+			})
+			steppedDown <- time.Since(before)
+		}()
 		waitMembersSettled(t, ctx, client, namespace, replicas[0], replicas[2])
 		takeover := time.Since(before)
+		stepDown := <-steppedDown
 		if status, _ := cut.factory.Membership(); !status.SteppedDown || status.Owned != "none" {
 			t.Errorf("the cut-off replica: %+v, want it stepped down, owning nothing", status)
 		}
@@ -303,7 +312,11 @@ func TestMembershipTakeover(t *testing.T) {
 		if len(rec.overlapping) > 0 {
 			t.Errorf("%d reconciles overlapped one of another replica: %v", len(rec.overlapping), rec.overlapping[:min(5, len(rec.overlapping))])
 		}
-		t.Logf("takeover in %v (LeaseDuration %v, RenewDeadline %v), %d reconciles, %d updates", takeover, memberTimings.LeaseDuration, memberTimings.RenewDeadline, rec.reconciles, touch.writes.Load())
+		t.Logf("the cut-off replica stepped down in %v, the others took over in %v (LeaseDuration %v, RenewDeadline %v), %d reconciles, %d updates",
+			stepDown, takeover, memberTimings.LeaseDuration, memberTimings.RenewDeadline, rec.reconciles, touch.writes.Load())
+		if stepDown >= takeover {
+			t.Errorf("the cut-off replica stepped down %v after the cut, after the others had taken over (%v)", stepDown, takeover)
+		}
 		if bound := memberTimings.LeaseDuration + time.Minute; takeover > bound {
 			t.Errorf("takeover took %v, want within LeaseDuration and a reshard (bounded here by %v)", takeover, bound)
 		}
