@@ -63,6 +63,10 @@ type owner struct {
 	mu      sync.Mutex
 	owned   membership.Interval
 	changed chan struct{}
+	// byKey holds the Ownership of owned for each shard key asked for,
+	// made once per change rather than at every read (each event of a
+	// controller reads it).
+	byKey map[ShardKey]Ownership
 }
 
 // newMemberOwner returns the owner of a replica of a membership, which
@@ -79,6 +83,7 @@ func (w *owner) set(owned membership.Interval) {
 	w.owned = owned
 	close(w.changed)
 	w.changed = make(chan struct{})
+	clear(w.byKey)
 }
 
 // ownership returns what is owned now, of key's hash space.
@@ -88,10 +93,18 @@ func (w *owner) ownership(key ShardKey) Ownership {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.owned.Empty {
-		return Ownership{none: true, Changed: w.changed}
+	if o, ok := w.byKey[key]; ok {
+		return o
 	}
-	return Ownership{selector: sharding.NewSelector(rangeOf(string(key), w.owned)), Changed: w.changed}
+	o := Ownership{none: true, Changed: w.changed}
+	if !w.owned.Empty {
+		o = Ownership{selector: sharding.NewSelector(rangeOf(string(key), w.owned)), Changed: w.changed}
+	}
+	if w.byKey == nil {
+		w.byKey = map[ShardKey]Ownership{}
+	}
+	w.byKey[key] = o
+	return o
 }
 
 // rangeOf is the ShardSelector requirement of the hashes of interval i,

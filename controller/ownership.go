@@ -37,7 +37,7 @@ type inProgress struct {
 }
 
 // member reports whether the primary's factory has a membership.
-func (c *Controller) member() bool { return c.primary.ownership().Changed != nil }
+func (c *Controller) member() bool { return c.primary.member }
 
 // owns reports whether ownership holds the key whose primary is obj (nil:
 // unknown, owned).

@@ -46,8 +46,10 @@ type Primary struct {
 	// sharded reports whether the primary's informer holds one shard.
 	sharded func() bool
 	// ownership is what the replica owns of the primary's objects
-	// (generic.Informer.Ownership).
+	// (generic.Informer.Ownership); member whether its factory has a
+	// membership, which does not change.
 	ownership func() generic.Ownership
+	member    bool
 }
 
 // For makes the Primary of a Controller: every add, update and delete of
@@ -81,6 +83,7 @@ func For[T generic.Object](informer generic.Informer[T], predicates ...Predicate
 		},
 		sharded:   func() bool { return informer.Status().Shard != "" },
 		ownership: informer.Ownership,
+		member:    informer.Ownership().Changed != nil,
 	}
 }
 
