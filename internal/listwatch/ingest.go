@@ -98,14 +98,9 @@ func (in *ingest[T]) list(ctx context.Context, options metav1.ListOptions) (runt
 	if err != nil {
 		return nil, err
 	}
-	listMeta, err := metaOfList(list)
+	listMeta, items, err := in.itemsOf(ctx, list, shard)
 	if err != nil {
 		return nil, err
-	}
-	in.shard.checkList(ctx, list, shard)
-	items, err := meta.ExtractListWithAlloc(list)
-	if err != nil {
-		return nil, fmt.Errorf("generic: list of %s: %w", in.gvr, err)
 	}
 	out := &metainternalversion.List{
 		ListMeta: metav1.ListMeta{
@@ -116,18 +111,41 @@ func (in *ingest[T]) list(ctx context.Context, options metav1.ListOptions) (runt
 		Items: make([]runtime.Object, 0, len(items)),
 	}
 	page := in.listPage(options.Continue == "", len(items))
-	for _, item := range items {
-		if key, t, ok := in.convertOne(ctx, item); ok && in.inShard(ctx, shard, t) {
-			out.Items = append(out.Items, t)
-			page.set(key, t)
-		}
-	}
+	in.keep(ctx, items, shard, func(key cache.ObjectName, t T) {
+		out.Items = append(out.Items, t)
+		page.set(key, t)
+	})
 	if out.Continue == "" {
 		in.replaceRecord(page)
 		in.endListing()
 		in.shard.listedWith(shard, out.ResourceVersion, page.cacheKeys)
 	}
 	return out, nil
+}
+
+// itemsOf returns the ListMeta and items of a list response to a request
+// made with selection v, and notices one that ignored the selector.
+func (in *ingest[T]) itemsOf(ctx context.Context, list runtime.Object, v view) (meta.List, []runtime.Object, error) {
+	listMeta, err := metaOfList(list)
+	if err != nil {
+		return nil, nil, err
+	}
+	in.shard.checkList(ctx, list, v)
+	items, err := meta.ExtractListWithAlloc(list)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generic: list of %s: %w", in.gvr, err)
+	}
+	return listMeta, items, nil
+}
+
+// keep converts the items of a list made with selection v, and calls f
+// with each that converted and belongs to v, in order.
+func (in *ingest[T]) keep(ctx context.Context, items []runtime.Object, v view, f func(key cache.ObjectName, t T)) {
+	for _, item := range items {
+		if key, t, ok := in.convertOne(ctx, item); ok && in.inShard(ctx, v, t) {
+			f(key, t)
+		}
+	}
 }
 
 // listPage returns the map that collects the objects of the list a page

@@ -3,9 +3,7 @@ package listwatch
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -84,21 +82,12 @@ func (s *watchStream[T]) listSelection(ctx context.Context, v view) (*objectSet[
 	if err != nil {
 		return nil, "", err
 	}
-	listMeta, err := metaOfList(list)
+	listMeta, items, err := s.in.itemsOf(ctx, list, v)
 	if err != nil {
 		return nil, "", err
 	}
-	s.in.shard.checkList(ctx, list, v)
-	items, err := meta.ExtractListWithAlloc(list)
-	if err != nil {
-		return nil, "", fmt.Errorf("generic: list of %s: %w", s.in.gvr, err)
-	}
 	next := s.in.record.newSet(len(items))
-	for _, item := range items {
-		if key, t, ok := s.in.convertOne(ctx, item); ok && s.in.inShard(ctx, v, t) {
-			next.set(key, t)
-		}
-	}
+	s.in.keep(ctx, items, v, next.set)
 	if listMeta.GetResourceVersion() == "" {
 		return nil, "", errNoListRV
 	}
