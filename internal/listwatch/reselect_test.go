@@ -215,7 +215,20 @@ func TestReselect(t *testing.T) {
 			if !srv.watchers[0].IsStopped() {
 				t.Error("the watch of the old selection was not stopped")
 			}
-			last, _, _ := chain.LastListed()
+			// The bookmark's commit records the list once the bookmark is
+			// in the watch's buffer, which may be a moment after the
+			// reader took it: wait for it, at most until ctx ends.
+			last, _, next := chain.LastListed()
+			for last.ResourceVersion != tt.wantListed {
+				select {
+				case <-next:
+				case <-ctx.Done():
+				}
+				if ctx.Err() != nil {
+					break
+				}
+				last, _, next = chain.LastListed()
+			}
 			if diff := cmp.Diff(tt.wantListed, last.ResourceVersion); diff != "" {
 				t.Errorf("LastListed's resourceVersion (-want +got):\n%s", diff)
 			}
