@@ -184,10 +184,7 @@ func (in *ingest[T]) replaceRecord(next *objectSet[T]) uint64 {
 }
 
 func (in *ingest[T]) watch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-	shard, shardChanged, stale := in.shard.forWatch(&options)
-	if stale {
-		return relistWatch(shardChangedMessage), nil
-	}
+	shard, shardChanged := in.shard.forWatch(&options)
 	w, err := in.inner.WatchWithContext(ctx, options)
 	if err != nil {
 		return nil, err

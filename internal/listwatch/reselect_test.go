@@ -250,3 +250,53 @@ func sortedGot(events []got) []got {
 	}
 	return out
 }
+
+// TestWatchAfterAReshardStepMoves: a reshard step between the reflector's
+// list and its watch does not make it relist (client-go's relist backoff
+// would pace the step): the watch continues the list at the list's
+// selection and moves to the new one at once.
+func TestWatchAfterAReshardStepMoves(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	kept, left := cm("kept", "1", true), cm("left", "2", false)
+	srv := &server{objects: []*corev1.ConfigMap{kept, left}, rv: "4"}
+	sel := &switchable{changed: make(chan struct{})}
+	chain := New(srv.lw(), Config[*corev1.ConfigMap]{
+		GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: identity[*corev1.ConfigMap], UnexpectedType: errUnexpectedType,
+		NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
+	}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
+	lw := cache.ToListerWatcherWithContext(chain.ListerWatcher())
+	if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sel.set(lowHalf) // between the list and the watch
+	w, err := lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: "4", AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var events []got
+	for len(events) < 2 {
+		select {
+		case e, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("got %v, then the watch ended", events)
+			}
+			events = append(events, gotOf(e))
+		case <-ctx.Done():
+			t.Fatalf("got %v, then nothing", events)
+		}
+	}
+	if diff := cmp.Diff([]got{{watch.Deleted, "left", "2"}, {watch.Bookmark, "", "4"}}, events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	var selectors []string
+	for _, o := range srv.watches {
+		selectors = append(selectors, o.ShardSelector)
+	}
+	if diff := cmp.Diff([]string{"", lowHalf.String()}, selectors); diff != "" {
+		t.Errorf("the watches' selectors: the list's, then the new one (-want +got):\n%s", diff)
+	}
+}

@@ -106,19 +106,30 @@ func (f *shardFilter) forListPage(options *metav1.ListOptions) view {
 }
 
 // forWatch sets the ShardSelector of a watch request, and returns the
-// selection, a channel closed when the selection changes, and whether the
-// watch would miss objects: a plain watch (not WatchList) made at a
-// selection other than the last list's.
-func (f *shardFilter) forWatch(options *metav1.ListOptions) (v view, changed <-chan struct{}, stale bool) {
+// selection and a channel closed when the selection changes. A plain
+// watch (not WatchList) continues the last list: it is made at that list's
+// selection, and if the selection has changed since (a reshard step came
+// between the list and the watch), the channel is closed already, so that
+// the watch moves to the new selection at once (reselect.go).
+func (f *shardFilter) forWatch(options *metav1.ListOptions) (v view, changed <-chan struct{}) {
 	v, changed = f.current()
-	options.ShardSelector = v.shardSelector()
-	if options.SendInitialEvents != nil && *options.SendInitialEvents {
-		return v, changed, false
+	if options.SendInitialEvents == nil || !*options.SendInitialEvents {
+		f.mu.Lock()
+		if f.hasListed && f.listed.Generation != v.generation {
+			v, changed = view{selector: f.listed.Selector, generation: f.listed.Generation}, closed
+		}
+		f.mu.Unlock()
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return v, changed, f.hasListed && f.listed.Generation != v.generation
+	options.ShardSelector = v.shardSelector()
+	return v, changed
 }
+
+// closed is a channel closed from the start.
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // keeps reports whether t belongs to the selection v.
 func (f *shardFilter) keeps(v view, t runtime.Object) (bool, error) {
@@ -194,14 +205,6 @@ const shardChangedMessage = "generic: the informer's shard changed; relist"
 // resumes a resource served again and how a shard change takes effect.
 func relistEvent(message string) watch.Event {
 	return watch.Event{Type: watch.Error, Object: &apierrors.NewResourceExpired(message).ErrStatus}
-}
-
-// relistWatch is a watch that delivers one relistEvent and ends.
-func relistWatch(message string) watch.Interface {
-	result := make(chan watch.Event, 1)
-	result <- relistEvent(message)
-	close(result)
-	return watch.NewProxyWatcher(result)
 }
 
 // inShard reports whether t belongs to the selection a request was made
