@@ -17,11 +17,16 @@ func machine() string {
 	fmt.Fprintf(&b, "- Memory: %s\n", memTotal())
 	fmt.Fprintf(&b, "- OS: %s %s, kernel %s\n", runtime.GOOS, runtime.GOARCH, command("uname", "-r"))
 	fmt.Fprintf(&b, "- Go: %s\n", command("go", "env", "GOVERSION"))
-	fmt.Fprintf(&b, "- This library: %s\n", command("git", "-C", "..", "describe", "--always", "--dirty"))
+	fmt.Fprintf(&b, "- This library: %s\n", libraryVersion())
 	for _, module := range []string{"k8s.io/client-go", "k8s.io/apimachinery", "sigs.k8s.io/controller-runtime", "k8s.io/kubernetes"} {
 		fmt.Fprintf(&b, "- %s %s\n", module, command("go", "list", "-m", "-f", "{{if .Replace}}{{.Replace.Version}}{{else}}{{.Version}}{{end}}", module))
 	}
 	return b.String()
+}
+
+// libraryVersion is the library's commit, as git describes it.
+func libraryVersion() string {
+	return command("git", "-C", "..", "describe", "--always", "--dirty")
 }
 
 func cpuModel() string {

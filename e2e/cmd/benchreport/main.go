@@ -14,6 +14,13 @@
 // -scaling the sizes of the scaling runs (default 1000,10000,100000; ""
 // for none): BenchmarkSync's ConfigMaps (scaling.go) and
 // BenchmarkCacheSize's realistic Pods (growth.go).
+//
+// -only and -reuse rerun some runs and take the others from an earlier
+// run's raw output (reuse.go): -only is a regular expression over the runs'
+// names (the groups' below, "scaling-<size>" and "growth-<size>"), and
+// -reuse the earlier raw.txt. For example, to rerun the growth runs:
+//
+//	go -C e2e run ./cmd/benchreport -only '^growth-' -reuse /tmp/raw.txt
 package main
 
 import (
@@ -21,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -31,13 +39,20 @@ func main() {
 	count := flag.Int("count", 6, "runs of each benchmark (-count)")
 	out := flag.String("out", "../docs", "where to write benchmarks.md and benchmarks/")
 	scaling := flag.String("scaling", "1000,10000,100000", "sizes of the scaling runs (sync of ConfigMaps, cache size of realistic Pods), comma-separated; empty: none")
+	only := flag.String("only", "", "a regular expression: run only the runs whose name matches, and take the others from -reuse")
+	reuse := flag.String("reuse", "", "raw output of an earlier run (its benchmarks/raw.txt), for the runs -only leaves out")
 	flag.Parse()
 	sizes, err := parseSizes(*scaling)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport: -scaling:", err)
 		os.Exit(2)
 	}
-	if err := run(*objects, *count, sizes, *out); err != nil {
+	src, err := newSource(*only, *reuse)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(2)
+	}
+	if err := run(*objects, *count, sizes, *out, src); err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
 	}
@@ -70,6 +85,46 @@ func failure(name string, err error) string {
 	return fmt.Sprintf("%s: %s", name, first)
 }
 
+// newSource is the source of -only and -reuse.
+func newSource(only, reuse string) (source, error) {
+	if only == "" {
+		if reuse != "" {
+			return source{}, fmt.Errorf("-reuse needs -only: which runs to run now")
+		}
+		return source{}, nil
+	}
+	pattern, err := regexp.Compile(only)
+	if err != nil {
+		return source{}, fmt.Errorf("-only: %w", err)
+	}
+	src := source{only: pattern}
+	if reuse != "" {
+		raw, err := os.ReadFile(reuse)
+		if err != nil {
+			return source{}, fmt.Errorf("-reuse: %w", err)
+		}
+		if src.reused, err = splitRuns(raw); err != nil {
+			return source{}, fmt.Errorf("-reuse %s: %w", reuse, err)
+		}
+	}
+	return src, nil
+}
+
+// take gets run name's output from src, and records its results, or
+// its failure, or that it was reused.
+func (r *report) take(src source, name string, run func() ([]byte, error)) (runOutput, error) {
+	o, reused, err := src.get(name, run)
+	if err != nil {
+		r.failed = append(r.failed, failure(name, err))
+		return runOutput{}, err
+	}
+	if reused {
+		r.reused = append(r.reused, o)
+	}
+	r.results[name] = parse(o.output)
+	return o, nil
+}
+
 // parseSizes reads -scaling.
 func parseSizes(s string) ([]int, error) {
 	if s == "" {
@@ -86,40 +141,38 @@ func parseSizes(s string) ([]int, error) {
 	return sizes, nil
 }
 
-func run(objects, count int, sizes []int, out string) error {
+func run(objects, count int, sizes []int, out string, src source) error {
 	started := time.Now()
 	if err := os.MkdirAll(filepath.Join(out, "benchmarks"), 0o755); err != nil {
 		return err
 	}
+	r := &report{objects: objects, count: count, scaling: sizes, results: map[string][]result{}, benchstat: map[string]string{}}
 	var raw []byte
-	var failed []string
-	results := map[string][]result{}
-	stats := map[string]string{}
 	for _, g := range groups {
 		n := g.count(count)
-		fmt.Fprintf(os.Stderr, "benchreport: running %s (%s, -count %d, %d objects)\n", g.name, g.pattern, n, objects)
-		output, err := g.run(objects, n)
+		o, err := r.take(src, g.name, func() ([]byte, error) {
+			fmt.Fprintf(os.Stderr, "benchreport: running %s (%s, -count %d, %d objects)\n", g.name, g.pattern, n, objects)
+			return g.run(objects, n)
+		})
 		if err != nil {
 			// The others go on: a run of the whole set takes most of
-			// an hour, and one failure should not cost the rest.
-			failed = append(failed, failure(g.name, err))
+			// an hour and a half, and one failure should not cost the
+			// rest.
 			continue
 		}
-		raw = append(raw, output...)
-		results[g.name] = parse(output)
-		if stats[g.name], err = benchstat(output); err != nil {
+		raw = append(raw, o.raw()...)
+		if r.benchstat[g.name], err = benchstat(o.output); err != nil {
 			return err
 		}
 	}
 	if len(sizes) > 0 {
-		fmt.Fprintf(os.Stderr, "benchreport: running the scaling runs at %v objects\n", sizes)
-		failed = append(failed, runScaling(sizes, results, &raw)...)
+		raw = append(raw, r.runScaling(src, sizes)...)
 	}
 	rawPath := filepath.Join(out, "benchmarks", "raw.txt")
 	if err := os.WriteFile(rawPath, raw, 0o644); err != nil {
 		return err
 	}
-	r := &report{objects: objects, count: count, scaling: sizes, results: results, benchstat: stats, failed: failed, took: time.Since(started)}
+	r.took = time.Since(started)
 	if err := r.charts(filepath.Join(out, "benchmarks")); err != nil {
 		return err
 	}

@@ -16,17 +16,40 @@ type report struct {
 	results        map[string][]result // group -> results
 	benchstat      map[string]string   // group -> benchstat's output
 	failed         []string            // the runs that failed, one line each
-	took           time.Duration
+	reused         []runOutput         // the runs taken from an earlier run (-reuse)
+	took           time.Duration       // the time the runs made now took
+}
+
+// scope is what r.took covers.
+func (r *report) scope() string {
+	if len(r.reused) == 0 {
+		return "whole set"
+	}
+	return "runs made now"
+}
+
+// reusedRuns lists the runs taken from an earlier run's raw output, and the
+// library's version each measured.
+func (r *report) reusedRuns(w func(format string, args ...any)) {
+	if len(r.reused) == 0 {
+		return
+	}
+	w("**Runs taken from an earlier run** on this machine (`-reuse`; each comes whole from that run's raw output, all its contenders together), with the library's version they measured:\n\n")
+	for _, o := range r.reused {
+		w("- %s: %s\n", o.name, o.library)
+	}
+	w("\n")
 }
 
 func (r *report) markdown() ([]byte, error) {
 	var b bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Benchmarks\n\n")
-	w("Written by `go -C e2e run ./cmd/benchreport` (%s, %d objects, `-count %d`, %v for the whole set). ",
-		time.Now().UTC().Format("2006-01-02"), r.objects, r.count, r.took.Round(time.Second))
+	w("Written by `go -C e2e run ./cmd/benchreport` (%s, %d objects, `-count %d`, %v for the %s). ",
+		time.Now().UTC().Format("2006-01-02"), r.objects, r.count, r.took.Round(time.Second), r.scope())
 	w("Every contender ran in the same run, on the same machine; the tables give medians, and benchstat's tables, with confidence intervals, are at the end. Raw output: [benchmarks/raw.txt](benchmarks/raw.txt).\n\n")
 	w("%s\n", machine())
+	r.reusedRuns(w)
 	if len(r.failed) > 0 {
 		w("**Runs that failed** (their targets are not measured; their output is in the report's standard error):\n\n")
 		for _, f := range r.failed {

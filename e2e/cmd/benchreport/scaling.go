@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -48,11 +49,12 @@ func scalingGroup() group {
 const scalingCount = 3
 
 // runScaling runs scalingGroup at each size, scalingCount times, and
-// growthGroup once; the results of each size are under
-// results["scaling-<size>"] and results["growth-<size>"]. It returns the
-// runs that failed (see failure); the others go on.
-func runScaling(sizes []int, results map[string][]result, raw *[]byte) []string {
-	var failed []string
+// growthGroup once (or takes them from src); the results of each size are
+// under r.results["scaling-<size>"] and r.results["growth-<size>"]. A run
+// that fails is listed in r.failed, and the others go on. It returns their
+// raw output.
+func (r *report) runScaling(src source, sizes []int) []byte {
+	var raw []byte
 	for _, run := range []struct {
 		prefix string
 		group  group
@@ -62,16 +64,16 @@ func runScaling(sizes []int, results map[string][]result, raw *[]byte) []string 
 		{podsGrowth.prefix, growthGroup(), growthCount},
 	} {
 		for _, size := range sizes {
-			output, err := run.group.run(size, run.count)
-			if err != nil {
-				failed = append(failed, failure(fmt.Sprintf("%s at %d objects", run.prefix, size), err))
-				continue
+			o, err := r.take(src, run.prefix+"-"+strconv.Itoa(size), func() ([]byte, error) {
+				fmt.Fprintf(os.Stderr, "benchreport: running %s at %d objects\n", run.prefix, size)
+				return run.group.run(size, run.count)
+			})
+			if err == nil {
+				raw = append(raw, o.raw()...)
 			}
-			*raw = append(*raw, output...)
-			results[run.prefix+"-"+strconv.Itoa(size)] = parse(output)
 		}
 	}
-	return failed
+	return raw
 }
 
 // scalingSection is the table and the charts, if the sizes ran.
