@@ -14,6 +14,8 @@ type group struct {
 	// maxCount, if not 0, caps the group's -count: for a benchmark too
 	// long to run as many times as the others.
 	maxCount int
+	// env is added to the benchmark process's environment.
+	env []string
 }
 
 // count is the group's -count where the report's is count.
@@ -29,7 +31,7 @@ func (g group) count(count int) int {
 func (g group) run(objects, count int) ([]byte, error) {
 	cmd := exec.Command("go", "test", "./bench", "-run", "^$", "-bench", g.pattern,
 		"-benchtime", g.benchtime, "-count", strconv.Itoa(count), "-benchmem", "-timeout", "60m")
-	cmd.Env = append(os.Environ(), "BENCH_OBJECTS="+strconv.Itoa(objects))
+	cmd.Env = append(append(os.Environ(), g.env...), "BENCH_OBJECTS="+strconv.Itoa(objects))
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = os.Stderr
