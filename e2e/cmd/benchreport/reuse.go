@@ -84,7 +84,7 @@ func splitRuns(raw []byte) (map[string]runOutput, error) {
 // source says, for each run, whether it runs now or is taken from an
 // earlier run's output.
 type source struct {
-	only   *regexp.Regexp        // the runs to run now; nil: all
+	only   *regexp.Regexp       // the runs to run now; nil: all
 	reused map[string]runOutput // the earlier runs, by name
 }
 
