@@ -434,6 +434,19 @@ func TestControllerShardedReplicas(t *testing.T) {
 			controllers = append(controllers, c)
 			runs = append(runs, runController(ctx, c))
 		}
+		// The writes start once both caches have synced: an object created
+		// and deleted before an informer's first list is never seen by it
+		// (client-go's contract too), and the test would wait for a
+		// reconcile that cannot come. CI saw it: cm-0, the first created
+		// and deleted, reconciled by neither replica.
+		for i, f := range factories {
+			syncCtx, cancelSync := context.WithTimeout(ctx, controllerBound)
+			err := f.WaitForCacheSync(syncCtx)
+			cancelSync()
+			if err != nil {
+				t.Fatalf("replica %d: %v", i, err)
+			}
+		}
 
 		// The writes, and what each key's reconciles must end with.
 		type outcome struct {
