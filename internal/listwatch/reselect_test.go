@@ -161,11 +161,7 @@ func TestReselect(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			srv := &server{objects: []*corev1.ConfigMap{keptLow, leftHigh, changedLow}, rv: "4"}
-			sel := &switchable{changed: make(chan struct{})}
-			chain := New(srv.lw(), Config[*corev1.ConfigMap]{
-				GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: identity[*corev1.ConfigMap], UnexpectedType: errUnexpectedType,
-				NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
-			}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
+			chain, sel := reselectableChain(srv)
 			lw := cache.ToListerWatcherWithContext(chain.ListerWatcher())
 			if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
 				t.Fatal(err)
@@ -260,11 +256,7 @@ func TestWatchAfterAReshardStepMoves(t *testing.T) {
 	defer cancel()
 	kept, left := cm("kept", "1", true), cm("left", "2", false)
 	srv := &server{objects: []*corev1.ConfigMap{kept, left}, rv: "4"}
-	sel := &switchable{changed: make(chan struct{})}
-	chain := New(srv.lw(), Config[*corev1.ConfigMap]{
-		GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: identity[*corev1.ConfigMap], UnexpectedType: errUnexpectedType,
-		NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
-	}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
+	chain, sel := reselectableChain(srv)
 	lw := cache.ToListerWatcherWithContext(chain.ListerWatcher())
 	if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
 		t.Fatal(err)
@@ -299,4 +291,15 @@ func TestWatchAfterAReshardStepMoves(t *testing.T) {
 	if diff := cmp.Diff([]string{"", lowHalf.String()}, selectors); diff != "" {
 		t.Errorf("the watches' selectors: the list's, then the new one (-want +got):\n%s", diff)
 	}
+}
+
+// reselectableChain is a chain of ConfigMaps over srv whose selection the
+// returned switchable changes.
+func reselectableChain(srv *server) (*Chain[*corev1.ConfigMap], *switchable) {
+	sel := &switchable{changed: make(chan struct{})}
+	chain := New(srv.lw(), Config[*corev1.ConfigMap]{
+		GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: identity[*corev1.ConfigMap], UnexpectedType: errUnexpectedType,
+		NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
+	}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
+	return chain, sel
 }
