@@ -176,18 +176,7 @@ func TestReselect(t *testing.T) {
 			srv.mu.Unlock()
 			sel.set(tt.selector)
 
-			var events []got
-			for len(events) < len(tt.want) {
-				select {
-				case e, ok := <-w.ResultChan():
-					if !ok {
-						t.Fatalf("got %v, then the watch ended", events)
-					}
-					events = append(events, gotOf(e))
-				case <-ctx.Done():
-					t.Fatalf("got %v, then nothing", events)
-				}
-			}
+			events := receive(ctx, t, w, len(tt.want))
 			if diff := cmp.Diff(sortedGot(tt.want), sortedGot(events)); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
@@ -267,18 +256,7 @@ func TestWatchAfterAReshardStepMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	var events []got
-	for len(events) < 2 {
-		select {
-		case e, ok := <-w.ResultChan():
-			if !ok {
-				t.Fatalf("got %v, then the watch ended", events)
-			}
-			events = append(events, gotOf(e))
-		case <-ctx.Done():
-			t.Fatalf("got %v, then nothing", events)
-		}
-	}
+	events := receive(ctx, t, w, 2)
 	if diff := cmp.Diff([]got{{watch.Deleted, "left", "2"}, {watch.Bookmark, "", "4"}}, events); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
@@ -302,4 +280,23 @@ func reselectableChain(srv *server) (*Chain[*corev1.ConfigMap], *switchable) {
 		NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
 	}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
 	return chain, sel
+}
+
+// receive returns the next n events of w, and fails t if w ends or ctx
+// does first.
+func receive(ctx context.Context, t *testing.T, w watch.Interface, n int) []got {
+	t.Helper()
+	var events []got
+	for len(events) < n {
+		select {
+		case e, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatalf("got %v, then the watch ended", events)
+			}
+			events = append(events, gotOf(e))
+		case <-ctx.Done():
+			t.Fatalf("got %v, then nothing", events)
+		}
+	}
+	return events
 }
