@@ -81,10 +81,21 @@ func WithNamespace(namespace string) Option {
 }
 
 // WithTweakListOptions sets a function that changes the options of every
-// list and watch request but their selectors, for example a watch's
-// TimeoutSeconds. Selectors are set one way, with WithLabelSelector and
-// WithFieldSelector, which name the informer (see Factory.Acquire): the
-// tweak's LabelSelector and FieldSelector are overwritten by theirs.
+// list and watch request, as client-go's TweakListOptionsFunc does, for
+// example a watch's TimeoutSeconds or a label selector.
+//
+// The selectors it sets are read once, when the informer is made (Acquire,
+// or the factory's constructor for factory-wide Options): the tweak is
+// applied to an empty metav1.ListOptions, and its LabelSelector and
+// FieldSelector are combined (AND) with WithLabelSelector's and
+// WithFieldSelector's. They then name the informer and are its selection,
+// as those options' are: two Acquires whose tweaks select differently get
+// two informers, and read-your-writes waits (WaitForWrite, the
+// controller's consistency wait) know what the tweak leaves out. A label
+// or field that both the tweak and an option constrain, differently, is an
+// error naming both. Every request then gets the tweak, followed by the
+// combined selectors; a tweak whose selectors change from call to call
+// keeps those of its first call.
 func WithTweakListOptions(tweak TweakListOptionsFunc) Option {
 	return func(o *options) { o.tweakListOptions = tweak }
 }
@@ -103,19 +114,6 @@ func WithLabelSelector(selector string) Option {
 // (fields.ParseSelector) is an error where the Option is given.
 func WithFieldSelector(selector string) Option {
 	return func(o *options) { o.fieldSelector = selector }
-}
-
-// listTweak is what every list and watch request gets: the user's tweak,
-// then the selectors; nil if there is nothing to do.
-func (o options) listTweak() TweakListOptionsFunc {
-	if o.tweakListOptions == nil && o.labelSelector == "" && o.fieldSelector == "" {
-		return nil
-	}
-	return func(options *metav1.ListOptions) {
-		applyTweak(o.tweakListOptions, options)
-		options.LabelSelector = o.labelSelector
-		options.FieldSelector = o.fieldSelector
-	}
 }
 
 // WithIndexers adds indexers to every informer; a name given twice keeps the
@@ -276,7 +274,10 @@ func resolveOptions(opts []Option) (options, error) {
 	if o.errorHandler == nil {
 		o.errorHandler = logError
 	}
-	return o, o.validate()
+	if err := o.validate(); err != nil {
+		return o, err
+	}
+	return o, o.addTweakSelectors()
 }
 
 // validate returns why the options cannot be used, or nil.

@@ -73,3 +73,36 @@ func TestOptionsSelectPerInformer(t *testing.T) {
 		t.Errorf("cached by the typed and the selected informer (-want +got):\n%s", diff)
 	}
 }
+
+// TestFactoryTweakSelects: a list-options tweak given to the typed
+// factory selects what its informers cache, typed and unstructured, as a
+// label selector would; its selector was overwritten, and every object
+// cached.
+func TestFactoryTweakSelects(t *testing.T) {
+	labelled := func(name string, labels map[string]string) *corev1.Namespace {
+		return &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme.Scheme,
+		map[schema.GroupVersionResource]string{namespacesGVR: "NamespaceList"},
+		labelled("default", nil), labelled("team-a", map[string]string{"team": "a"}))
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("Namespace"), meta.RESTScopeRoot)
+	tweak := generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = "team" })
+	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: mapper}, scheme.Scheme, tweak)
+	check(t, err)
+	defer factory.Shutdown()
+	typedNamespaces, err := typed.InformerFor[*corev1.Namespace](factory)
+	check(t, err)
+	unstructuredNamespaces, err := typed.UnstructuredFor(factory, namespacesGVR)
+	check(t, err)
+	factory.Start(t.Context())
+	check(t, factory.WaitForCacheSync(t.Context()))
+
+	typedObjs, err := typedNamespaces.Lister().List(labels.Everything())
+	check(t, err)
+	unstructuredObjs, err := unstructuredNamespaces.Lister().List(labels.Everything())
+	check(t, err)
+	if diff := cmp.Diff([][]string{{"team-a"}, {"team-a"}}, [][]string{names(typedObjs), names(unstructuredObjs)}); diff != "" {
+		t.Errorf("cached by the typed and the unstructured informer (-want +got):\n%s", diff)
+	}
+}
