@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
@@ -35,6 +36,9 @@ type Factory[T Object] struct {
 	// informers holds the informers, their holds and their runs
 	// (internal/registry).
 	informers *registry.Registry[informerKey, *informer[T]]
+	// shutdownReportAfter is shutdownReportAfter but in tests
+	// (export_test.go).
+	shutdownReportAfter time.Duration
 }
 
 // informerKey names one informer of a Factory: its resource and the
@@ -81,6 +85,8 @@ func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) (
 		shard:     newShardState(o.shardOrAll()),
 		member:    o.member,
 		informers: registry.New[informerKey](func(ctx context.Context, i *informer[T]) { i.Run(ctx) }, (*informer[T]).stopped, o.deferredStart),
+
+		shutdownReportAfter: shutdownReportAfter,
 	}
 	if f.member != nil {
 		f.shard = f.member.shard
@@ -284,14 +290,19 @@ func waitForSync[T Object](ctx context.Context, i *informer[T]) bool {
 // Shutdown, Start does nothing. It may be called any number of times,
 // also concurrently.
 //
-// Shutdown must not be called from a callback of the Factory's informers
-// (an event handler, ErrorHandler or StateHandler), as client-go's
-// ShutDownEventHandler must not be called from the handler's own
-// callbacks: it waits for the informers' goroutines, and client-go's
-// informer does not end until its handlers have returned, the caller's
-// among them. From a callback, cancel the context given to Start instead,
-// which stops the informers without waiting, or Release; call Shutdown
-// afterwards, outside the callbacks, to wait for them.
+// Shutdown must not be called from a callback of the Factory's informers,
+// as client-go's ShutDownEventHandler must not be called from the
+// handler's own callbacks: it waits for the informers' goroutines, and an
+// informer does not end until its callbacks have returned, the caller's
+// among them, so such a call never returns. From a callback, cancel the
+// context given to Start instead, which stops the informers without
+// waiting, or Release; call Shutdown afterwards, outside the callbacks, to
+// wait for them. Event handlers are client-go's, which cannot tell; of a
+// StateHandler or ErrorHandler call that Shutdown has waited on for 5
+// seconds, the informer's ErrorHandler is told, once, with an error
+// wrapping ErrShutdownWaitsOnCallback (called directly: the callbacks
+// goroutine is the one that does not return), so that such a Shutdown
+// does not hang in silence.
 //
 // Unlike client-go's factories, whose Shutdown only waits for the stop
 // channel given to Start to close, Shutdown stops the informers itself.
@@ -301,6 +312,8 @@ func waitForSync[T Object](ctx context.Context, i *informer[T]) bool {
 // Membership.LeaveTimeout), the informers running until the replica has
 // left.
 func (f *Factory[T]) Shutdown() {
+	stopWatch := f.watchShutdown()
+	defer stopWatch()
 	if f.member != nil {
 		f.member.stop()
 	}

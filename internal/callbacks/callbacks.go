@@ -21,6 +21,8 @@ type Queue struct {
 	calls *buffer.TypedRingGrowing[func()]
 	// draining is whether a drain goroutine takes the calls.
 	draining bool
+	// running is whether a call has been taken and has not returned.
+	running bool
 	// drained is closed by the drain goroutine started last, as its last
 	// act (see end); nil before the first.
 	drained chan struct{}
@@ -58,9 +60,22 @@ func (q *Queue) drain(drained chan struct{}) {
 			q.mu.Unlock()
 			return
 		}
+		q.running = true
 		q.mu.Unlock()
 		call()
+		q.mu.Lock()
+		q.running = false
+		q.mu.Unlock()
 	}
+}
+
+// Running reports whether a call is being made at this instant: taken from
+// the queue and not returned. A Wait that has not returned for a while
+// while Running stays true waits on a call that does not return.
+func (q *Queue) Running() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.running
 }
 
 // end is a drain goroutine's way out, also when a call ends the goroutine
@@ -69,6 +84,7 @@ func (q *Queue) drain(drained chan struct{}) {
 // only when the goroutine has nothing left to do.
 func (q *Queue) end(drained chan struct{}) {
 	q.mu.Lock()
+	q.running = false // also after a call that ended the goroutine
 	if q.draining && q.drained == drained {
 		if q.calls.Len() > 0 {
 			q.startDrain()

@@ -185,6 +185,18 @@ func (r *Registry[K, R]) Started() []*Entry[K, R] {
 	return started
 }
 
+// Running returns the runners whose run has not returned, released and
+// retired ones included: those Shutdown waits for.
+func (r *Registry[K, R]) Running() []R {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	running := make([]R, 0, len(r.live))
+	for e := range r.live {
+		running = append(running, e.Runner)
+	}
+	return running
+}
+
 // Start runs every entry that is not running yet, each in its own
 // goroutine, until ctx ends or Shutdown, and those acquired later at once
 // under ctx (unless deferred). It does not block, and does nothing after
