@@ -26,8 +26,10 @@ func (f *Fake) Create(obj runtime.Object) *unstructured.Unstructured {
 // Update replaces obj through the fake client, as Create does, as an API
 // server would: a resourceVersion obj sets must be the stored one (else the
 // test fails with the 409 Conflict), the generation grows if anything but
-// metadata changes, and an object with a status subresource keeps its
-// stored status (set it with UpdateStatus).
+// metadata changes, an object with a status subresource keeps its
+// stored status (set it with UpdateStatus), and an update that changes
+// nothing is no write: it returns the object as stored, at its
+// resourceVersion, at once, and no handler is told of it.
 func (f *Fake) Update(obj runtime.Object) *unstructured.Unstructured {
 	f.t.Helper()
 	return f.write(obj, func(r dynamic.ResourceInterface, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {

@@ -23,6 +23,13 @@
 // by their list and watch, checked and changed as kube-apiserver would:
 //
 //   - every object stored gets a new resourceVersion;
+//   - an update, status update or patch (of any type, apply included) that
+//     changes nothing, the object it would store being the stored one but
+//     for its resourceVersion, is no write: the object keeps its
+//     resourceVersion, the write returns it as stored, no watch event is
+//     sent and Settle and WaitIdle have nothing to wait for, so that a
+//     controller that writes back an unchanged status settles, and may do
+//     so again at the same resourceVersion (no 409 Conflict);
 //   - an update (or a patch that sets metadata.resourceVersion) whose
 //     resourceVersion is set and is not the stored one fails with 409
 //     Conflict, saying "the object has been modified; please apply your

@@ -182,7 +182,9 @@ func TestRESTFrontTypedClientset(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := c.CoreV1().ConfigMaps("team-a").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			changed := cm.DeepCopy()
+			changed.Data["color"] = "red" // an update that changes nothing keeps the resourceVersion
+			if _, err := c.CoreV1().ConfigMaps("team-a").Update(ctx, changed, metav1.UpdateOptions{}); err != nil {
 				return nil, fmt.Errorf("the first update: %w", err)
 			}
 			return c.CoreV1().ConfigMaps("team-a").Update(ctx, cm, metav1.UpdateOptions{})
@@ -338,7 +340,9 @@ func TestRESTFrontConflictMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CoreV1().ConfigMaps("team-a").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+	changed := cm.DeepCopy()
+	changed.Data["color"] = "red" // an update that changes nothing keeps the resourceVersion
+	if _, err := c.CoreV1().ConfigMaps("team-a").Update(ctx, changed, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.CoreV1().ConfigMaps("team-a").Update(ctx, cm, metav1.UpdateOptions{})

@@ -31,6 +31,10 @@ const optimisticLockErrorMsg = "the object has been modified; please apply your 
 //
 //   - Every object it stores is stamped with a new resourceVersion; the
 //     tracker itself keeps versions out of the objects.
+//   - An update or a patch that changes nothing (unchanged: the object it
+//     would store is the stored one, as kube-apiserver would store them,
+//     but for resourceVersion) stores nothing and returns the stored
+//     object: no new resourceVersion, no watch event, no entry in writes.
 //   - An update (or a patch whose result carries another resourceVersion)
 //     whose resourceVersion is set and is not the stored one fails with 409
 //     Conflict; an empty one is an unconditional update.
@@ -229,6 +233,12 @@ func (t *stampingTracker) updateLocked(gvr schema.GroupVersionResource, in *unst
 		generation++
 	}
 	next.SetGeneration(generation)
+	if t.unchanged(current, next) {
+		// A write that changes nothing is no write, as in kube-apiserver:
+		// the stored object keeps its resourceVersion, no watch event is
+		// sent, and nothing is recorded for Settle.
+		return current, nil
+	}
 	next.SetResourceVersion(t.next())
 	rejected := t.writes.rejectedBefore(gvr, next)
 	if err := t.ObjectTracker.Update(gvr, next, ns); err != nil {
@@ -236,6 +246,22 @@ func (t *stampingTracker) updateLocked(gvr schema.GroupVersionResource, in *unst
 	}
 	t.writes.record(gvr, next, true, rejected)
 	return next.DeepCopy(), nil
+}
+
+// unchanged reports whether next, the object an update or a patch would
+// store, is current as kube-apiserver would store it, but for
+// metadata.resourceVersion: the server then writes nothing (its storage
+// compares the encoded objects) and returns the stored object.
+func (t *stampingTracker) unchanged(current, next *unstructured.Unstructured) bool {
+	return equality.Semantic.DeepEqual(t.stored(current), t.stored(next))
+}
+
+// stored returns u as kube-apiserver would store it (asServerStores),
+// without its resourceVersion.
+func (t *stampingTracker) stored(u *unstructured.Unstructured) map[string]any {
+	u = u.DeepCopy()
+	u.SetResourceVersion("")
+	return t.asServerStores(u)
 }
 
 // noStatusSubresource is kube-apiserver's answer to an update of the status
@@ -279,16 +305,7 @@ func keepSystemFields(next, current *unstructured.Unstructured) {
 // such as a container's resources, is no change), through JSON otherwise
 // (so that whole numbers are int64).
 func (t *stampingTracker) spec(u *unstructured.Unstructured) map[string]any {
-	content := u.Object
-	if goType, builtIn := t.goType(u.GroupVersionKind()); builtIn {
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, goType); err == nil {
-			if typed, err := runtime.DefaultUnstructuredConverter.ToUnstructured(goType); err == nil {
-				content = typed
-			}
-		}
-	} else if numbers, err := jsonNumbers(u.Object); err == nil {
-		content = numbers
-	}
+	content := t.asServerStores(u)
 	spec := make(map[string]any, len(content))
 	for k, v := range content {
 		if k != "metadata" {
@@ -296,6 +313,35 @@ func (t *stampingTracker) spec(u *unstructured.Unstructured) map[string]any {
 		}
 	}
 	return spec
+}
+
+// asServerStores returns the content of u as kube-apiserver would store
+// it: through the Go type of a built-in kind; through JSON otherwise, with
+// its metadata through metav1.ObjectMeta (so that a creationTimestamp a Go
+// type writes as null is none). What does not convert is kept as it is.
+func (t *stampingTracker) asServerStores(u *unstructured.Unstructured) map[string]any {
+	if goType, builtIn := t.goType(u.GroupVersionKind()); builtIn {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, goType); err == nil {
+			if typed, err := runtime.DefaultUnstructuredConverter.ToUnstructured(goType); err == nil {
+				return typed
+			}
+		}
+		return u.Object
+	}
+	content, err := jsonNumbers(u.Object)
+	if err != nil {
+		return u.Object
+	}
+	// A custom resource's metadata is an ObjectMeta all the same.
+	if m, ok := content["metadata"].(map[string]any); ok {
+		var objectMeta metav1.ObjectMeta
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &objectMeta); err == nil {
+			if typed, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&objectMeta); err == nil {
+				content["metadata"] = typed
+			}
+		}
+	}
+	return content
 }
 
 // jsonNumbers returns content as read from JSON by the dynamic client:

@@ -182,7 +182,9 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 			}); err != nil {
 				tb.Fatal(err)
 			}
-			fake.Update(settings())
+			changed := settings()
+			changed.Data = map[string]string{"color": "red"} // a no-op update would be no change
+			fake.Update(changed)
 		},
 		wantFatal: []string{"handlers did not see the change within %[1]v", "has not seen team-a/settings at resourceVersion 1000002; it has it at resourceVersion 1000001"},
 	}, {
