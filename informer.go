@@ -277,6 +277,9 @@ func (i *informer[T]) Status() Status {
 	}
 	s.Shard = i.shard.describe()
 	s.ShardFilteredByClient = i.chain.FilteredOnClient()
+	if i.selection.fields != nil {
+		s.FieldSelector = i.selection.fields.String()
+	}
 	s.Progress = SyncProgress(i.telemetry.Progress(i.shared.HasSynced()))
 	return s
 }

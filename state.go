@@ -88,6 +88,13 @@ type Status struct {
 	// the ShardSelector (no ShardedListAndWatch feature gate): the
 	// informer receives every object and keeps its shard's.
 	ShardFilteredByClient bool
+	// FieldSelector is the informer's field selector (WithFieldSelector,
+	// and one its WithTweakListOptions sets), as fields.Selector's String
+	// writes it; "" for none, and for an informer of NewInformer, whose
+	// ListerWatcher selects on its own. A field selector on other fields
+	// than metadata.name and metadata.namespace is one WaitForWrite cannot
+	// judge a written object against (package controller reads it).
+	FieldSelector string
 	// Progress is the initial sync's progress (progress.go): objects
 	// received so far, and how fast. Informer.Status and Factory.Statuses
 	// set it; the StateHandler's Status has it zero.

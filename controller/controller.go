@@ -67,8 +67,8 @@ type Controller struct {
 	// later holds the timers of RequeueAfter: when one fires, its key is
 	// added as the handlers add keys (counted in added).
 	later map[cache.ObjectName]*time.Timer
-	// timeouts counts each key's consistency timeouts in a row.
-	timeouts map[cache.ObjectName]int
+	// delays counts consistency delays (WithQueueMetrics); made by Run.
+	delays delayMetrics
 	// lastKnown holds, under a membership, the primary's last state an
 	// event brought for each key queued; reconciling holds the cancel
 	// of each reconcile in progress and the state of its primary
@@ -102,7 +102,7 @@ func New(name string, primary Primary, reconcile Reconciler, opts ...Option) (*C
 		}
 	}
 	c := &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
-		retrying: map[cache.ObjectName]bool{}, later: map[cache.ObjectName]*time.Timer{}, timeouts: map[cache.ObjectName]int{}, added: map[cache.ObjectName]int{},
+		retrying: map[cache.ObjectName]bool{}, later: map[cache.ObjectName]*time.Timer{}, added: map[cache.ObjectName]int{},
 		lastKnown: map[cache.ObjectName]runtime.Object{}, reconciling: map[cache.ObjectName]inProgress{}}
 	c.writes = newWriteLog(c.cachedUID)
 	return c, nil
@@ -130,6 +130,12 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	if err := c.waitForSync(ctx, registrations); err != nil {
 		return err
+	}
+	for _, src := range c.sources() {
+		if !src.judged {
+			klog.FromContext(ctx).V(2).Info("The consistency wait on this informer covers updates and deletes of the objects it holds, not creates: its field selector names fields the wait cannot judge a write against",
+				"controller", c.name, "gvr", src.gvr)
+		}
 	}
 	c.mu.Lock()
 	c.synced = true
@@ -184,6 +190,7 @@ func (c *Controller) begin() (workqueue.TypedRateLimitingInterface[cache.ObjectN
 		return nil, fmt.Errorf("controller %s: Run called twice", c.name)
 	}
 	c.started = true
+	c.delays = newDelayMetrics(c.name, c.opts.metrics, c.sources())
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(c.opts.rateLimiter,
 		workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: c.name, MetricsProvider: c.opts.metrics})
 	return c.queue, nil
@@ -302,6 +309,16 @@ func (c *Controller) reportError(ctx context.Context, key cache.ObjectName, err 
 		return
 	}
 	utilruntime.HandleErrorWithContext(ctx, err, "Reconcile failed", "controller", c.name, "key", key)
+}
+
+// reportDelay reports a key requeued because a cache has not caught up
+// with its writes (a *ConsistencyDelayError).
+func (c *Controller) reportDelay(ctx context.Context, key cache.ObjectName, err error) {
+	if c.opts.errorHandler != nil {
+		c.opts.errorHandler(ctx, err)
+		return
+	}
+	utilruntime.HandleErrorWithContext(ctx, err, "Reconcile delayed: a cache has not caught up with the key's own writes", "controller", c.name, "key", key)
 }
 
 func (c *Controller) logger(ctx context.Context, key cache.ObjectName) klog.Logger {

@@ -25,14 +25,45 @@
 // controller watches (For, Watches, Owns, WatchesByIndex) has caught up
 // with the write (Informer.WaitForWrite, or for a delete, no longer holds
 // the object), so a reconcile never acts twice on the state its own write
-// replaced. A Lister read without watching its informer is not waited for. This is KEP-5647's
-// ConsistencyStore (kube-controller-manager's
+// replaced. A Lister read without watching its informer is not waited for.
+// This is KEP-5647's ConsistencyStore (kube-controller-manager's
 // pkg/controller/util/consistency: WroteAt, EnsureReady, Clear), with a
-// bounded wait (WithConsistencyTimeout) instead of an immediate requeue: a
-// key whose caches have not caught up within it is requeued with rate
-// limiting, and reconciled later. The wait holds its worker (usually for
-// the watch's latency, milliseconds). A write outside an informer's selection
-// or shard does not stall it (see generic.Informer.WaitForWrite).
+// bounded wait (WithConsistencyTimeout) instead of an immediate requeue. The
+// wait holds its worker (usually for the watch's latency, milliseconds).
+//
+// A key whose caches have not caught up within the timeout is delayed, never
+// reconciled on the older state: it is requeued with the rate limiter's
+// backoff, reported to the ErrorHandler as a *ConsistencyDelayError, and
+// counted (ConsistencyMetricsProvider); its writes stay pending, through
+// any number of delays. A write is forgotten only when every informer of
+// its resource has it, or when it is known that one never will show it:
+//
+//   - the object is outside the informer's selection (another namespace,
+//     labels its label selector does not match, a field selector on
+//     metadata.name or metadata.namespace it fails) or shard;
+//   - the object was deleted since, or the cache holds a newer state of it
+//     (a later resource version);
+//   - the informer has stopped (its cache will not change; reported).
+//
+// Anything else is a delay: a cache behind the write, an informer that is
+// Forbidden, not served or not started, resource versions that cannot be
+// ordered (*generic.ResourceVersionError), client-go's feature gate
+// AtomicFIFO off (generic.ErrResourceVersionNotTracked).
+//
+// One case is decided when the controller is built (For, Watches, Owns,
+// WatchesByIndex), from the informer's Status().FieldSelector: a field
+// selector on other fields than metadata.name and metadata.namespace
+// (spec.nodeName=n), which no wait can judge a written object against (the
+// server sends no event of an object written outside it, and the cache's
+// resource version reaches the write's only with later events or a
+// bookmark). Such an informer is waited for only until its cache holds no
+// state of the written object older than the write (the server sends it an
+// update, or a delete when the write took the object out of the
+// selection); a write that created the object, or brought it into the
+// selection, is not waited for on that informer. An informer of
+// generic.NewInformer is taken to select every object of its resource: if
+// its ListerWatcher filters, a write outside what it selects delays the key
+// until the cache's resource version passes the write's.
 //
 // # Sharding
 //

@@ -64,7 +64,9 @@ func WithRateLimiter(limiter workqueue.TypedRateLimiter[cache.ObjectName]) Optio
 
 // WithQueueMetrics makes the controller's workqueue report through provider
 // (client-go's workqueue.MetricsProvider; package prometheus's Metrics is
-// one), under the controller's name.
+// one), under the controller's name. A provider that is also a
+// ConsistencyMetricsProvider counts the controller's consistency delays,
+// by resource.
 func WithQueueMetrics(provider workqueue.MetricsProvider) Option {
 	return func(o *options) error {
 		o.metrics = provider
@@ -73,10 +75,11 @@ func WithQueueMetrics(provider workqueue.MetricsProvider) Option {
 }
 
 // WithErrorHandler sets what is told of each failed reconcile (its error,
-// or its recovered panic) and of each key requeued because the caches did
-// not catch up with its writes in time. Default: client-go's
-// utilruntime.HandleErrorWithContext, which logs. It is called from the
-// workers, and must not block long.
+// or its recovered panic), of each key requeued because the caches did
+// not catch up with its writes in time (a *ConsistencyDelayError), and of
+// each write not waited for because an informer stopped. Default:
+// client-go's utilruntime.HandleErrorWithContext, which logs. It is called
+// from the workers, and must not block long.
 func WithErrorHandler(handler generic.ErrorHandler) Option {
 	return func(o *options) error {
 		o.errorHandler = handler
@@ -86,11 +89,20 @@ func WithErrorHandler(handler generic.ErrorHandler) Option {
 
 // WithConsistencyTimeout sets how long a reconcile waits for the caches to
 // catch up with its key's previous writes (default
-// DefaultConsistencyTimeout); past it, the key is requeued with rate
-// limiting; after three timeouts in a row (a cache that may never show the
-// write, such as an informer with a field selector on a field other than
-// metadata.name or metadata.namespace, which the wait cannot judge), the
-// key is reconciled anyway and the write reported. It must be positive.
+// DefaultConsistencyTimeout). Past it, the key is not reconciled: it is
+// requeued with the rate limiter's backoff, reported (a
+// *ConsistencyDelayError to the ErrorHandler) and counted
+// (ConsistencyMetricsProvider), and its writes stay pending, however many
+// times in a row that happens: a controller never reconciles a key from a
+// cache older than the key's own last write. A write stops being waited
+// for only when every informer of its resource the controller watches
+// has it, or cannot show it: the object is outside the informer's
+// selection (namespace, labels, a field selector on metadata.name or
+// metadata.namespace) or shard, the object was deleted or a newer state
+// of it is cached, or the informer has stopped (reported). An informer
+// whose field selector names other fields, which no wait can judge a
+// write against, is waited for only until it holds no older state of the
+// object (see the package documentation). It must be positive.
 func WithConsistencyTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {

@@ -23,6 +23,10 @@ type source struct {
 	register func(enqueue enqueuer, report func(error)) (cache.ResourceEventHandlerRegistration, error)
 	// caughtUp waits until the informer's cache has applied w.
 	caughtUp catchUp
+	// judged is false for an informer whose field selector the wait
+	// cannot judge a write against: caughtUp waits only until its cache
+	// holds no state of the object older than the write (catchUpOf).
+	judged bool
 	// uidOf returns the UID of the cached object w names, or "".
 	uidOf func(w writes.Write) string
 	err   error
@@ -174,6 +178,11 @@ func watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S)
 	if isNil(informer) {
 		return source{err: fmt.Errorf("controller: nil informer")}
 	}
+	if _, err := objectOf[S](writes.Write{}); err != nil {
+		return source{err: fmt.Errorf("controller: informer of %s: %w", informer.GroupVersionResource(), err)}
+	}
+	// Decided once, here: the informer's selection does not change.
+	judged := judgesWrites(informer.Status().FieldSelector)
 	return source{
 		gvr:      informer.GroupVersionResource(),
 		informer: informer.Informer(),
@@ -182,7 +191,8 @@ func watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S)
 		register: func(enqueue enqueuer, report func(error)) (cache.ResourceEventHandlerRegistration, error) {
 			return informer.AddEventHandler(&handler[S]{toPrimaries: toPrimaries, predicates: predicates, enqueue: enqueue, report: report})
 		},
-		caughtUp: catchUpOf(informer),
+		caughtUp: catchUpOf(informer, judged),
+		judged:   judged,
 		uidOf:    uidOfCached(informer.Lister()),
 	}
 }

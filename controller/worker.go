@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -9,6 +10,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/internal/writes"
 )
 
@@ -73,8 +75,10 @@ func (c *Controller) process(ctx context.Context, queue workqueue.TypedRateLimit
 		if ctx.Err() != nil {
 			return
 		}
+		// Delayed, never reconciled on a cache older than the key's own
+		// last write: retried with backoff, its writes still pending.
 		c.setRetrying(key, true)
-		c.reportError(ctx, key, err)
+		c.reportDelay(ctx, key, err)
 		queue.AddRateLimited(key)
 		return
 	}
@@ -108,8 +112,12 @@ func (c *Controller) call(ctx context.Context, key cache.ObjectName) (result Res
 }
 
 // catchUp waits, at most the consistency timeout, until every informer the
-// controller reads has caught up with the writes key's reconciles made,
-// then forgets those writes.
+// controller watches of the resource of each write key's reconciles made
+// has caught up with it, and forgets each write once all have, or once
+// it is known that one never will show it (catchUp's nil) or has stopped
+// (reported). It returns a *ConsistencyDelayError, counted, for the first
+// write an informer has not caught up with (that write and those after it
+// stay pending), or ctx's error if ctx ended.
 func (c *Controller) catchUp(ctx context.Context, key cache.ObjectName) error {
 	pending := c.writes.pending(key)
 	if len(pending) == 0 {
@@ -117,6 +125,8 @@ func (c *Controller) catchUp(ctx context.Context, key cache.ObjectName) error {
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, c.opts.consistencyTimeout)
 	defer cancel()
+	var settled []writes.Write
+	defer func() { c.writes.clear(key, settled) }()
 	for _, w := range pending {
 		for _, src := range c.sources() {
 			if src.gvr.GroupResource() != w.Resource.GroupResource() {
@@ -125,42 +135,20 @@ func (c *Controller) catchUp(ctx context.Context, key cache.ObjectName) error {
 			err := src.caughtUp(waitCtx, w)
 			switch {
 			case err == nil:
-			case waitCtx.Err() != nil && c.timedOut(key) < maxConsistencyTimeouts:
-				return fmt.Errorf("controller %s: key %s requeued: the cache of %s has not caught up with the write of %s/%s at resource version %q: %w",
-					c.name, key, src.gvr, w.Namespace, w.Name, w.ResourceVersion, err)
-			case waitCtx.Err() != nil:
-				// A cache that has not caught up in several timeouts
-				// may never (a field selector the wait cannot judge
-				// against the write): reconcile rather than wedge.
-				c.reportError(ctx, key, fmt.Errorf("controller %s: key %s reconciled after %d consistency timeouts, without the write of %s/%s at resource version %q in the cache of %s: %w",
-					c.name, key, maxConsistencyTimeouts, w.Namespace, w.Name, w.ResourceVersion, src.gvr, err))
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case errors.Is(err, generic.ErrInformerStopped):
+				// Its cache will not change any more: the write is
+				// unobservable there.
+				c.reportError(ctx, key, fmt.Errorf("controller %s: key %s: the write of %s/%s (resource version %q) is not waited for: the informer of %s stopped first: %w",
+					c.name, key, w.Namespace, w.Name, w.ResourceVersion, src.gvr, err))
 			default:
-				// The wait cannot succeed (a resource version it cannot
-				// order, a stopped informer, a write it cannot judge):
-				// waiting again would wedge the key, so it is reported
-				// and not waited for.
-				c.reportError(ctx, key, fmt.Errorf("controller %s: key %s reconciled without waiting for the write of %s/%s to reach the cache of %s: %w",
-					c.name, key, w.Namespace, w.Name, src.gvr, err))
+				c.delays.delayed(src.gvr)
+				return &ConsistencyDelayError{Controller: c.name, Key: key, Resource: src.gvr,
+					Namespace: w.Namespace, Name: w.Name, ResourceVersion: w.ResourceVersion, Deleted: w.Deleted, Err: err}
 			}
 		}
+		settled = append(settled, w)
 	}
-	c.writes.clear(key, pending)
-	c.mu.Lock()
-	delete(c.timeouts, key)
-	c.mu.Unlock()
 	return nil
-}
-
-// maxConsistencyTimeouts is how many consistency timeouts in a row a key
-// is requeued for before it is reconciled anyway.
-const maxConsistencyTimeouts = 3
-
-// timedOut counts a consistency timeout of key and returns how many came
-// before it in a row.
-func (c *Controller) timedOut(key cache.ObjectName) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.timeouts[key]
-	c.timeouts[key] = n + 1
-	return n
 }

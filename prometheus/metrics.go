@@ -130,6 +130,9 @@ type Metrics struct {
 
 	queue       *queueMetrics
 	memberships *memberships
+	// delays is generic_controller_consistency_delays_total
+	// (consistency.go).
+	delays *prometheus.CounterVec
 
 	mu   sync.Mutex
 	sets map[labelValues]map[*informerMetrics]struct{}
@@ -164,6 +167,7 @@ func New() *Metrics {
 		received:    prometheus.NewDesc(name("initial_sync_received_objects"), "Objects the informer's initial sync has received from the server so far.", labelNames, nil),
 		queue:       newQueueMetrics(),
 		memberships: newMemberships(),
+		delays:      newConsistencyDelays(),
 		sets:        map[labelValues]map[*informerMetrics]struct{}{},
 	}
 }
@@ -216,7 +220,7 @@ func (m *Metrics) forget(i *informerMetrics) {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.requests, m.failures, m.relists} {
+	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.requests, m.failures, m.relists, m.delays} {
 		vec.Describe(ch)
 	}
 	m.latency.Describe(ch)
@@ -233,7 +237,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. It reads each informer's cache
 // size and Status.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
-	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.requests, m.failures, m.relists} {
+	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.requests, m.failures, m.relists, m.delays} {
 		vec.Collect(ch)
 	}
 	m.latency.Collect(ch)
