@@ -421,7 +421,7 @@ func (i *informer[T]) ingestTransform(strip bool, share func(obj any)) func(T) (
 }
 
 // setTransform sets the user's transform, as WithTransform does; it is
-// the shared informer's SetTransform (see runTracked), with client-go's
+// Informer().SetTransform (internal/handlers), with client-go's
 // error once the informer has started.
 func (i *informer[T]) setTransform(transform cache.TransformFunc) error {
 	i.startMu.Lock()

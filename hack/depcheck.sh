@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks that the library's package dependencies point one way (DESIGN.md,
-# Layout): drop-ins, typed and generictest -> root -> internal/* ->
+# Checks that the library's package dependencies point one way
+# (docs/architecture.md): drop-ins, typed and generictest -> root -> internal/* ->
 # client-go and apimachinery. An internal package imports neither the root
 # nor another package of this module, and reports upward only through the
 # hooks it is handed; the root imports only internal packages; the public
@@ -36,7 +36,7 @@ while read -r pkg imports; do
 done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
 
 # The library module's graph holds none of the e2e module's heavy
-# dependencies (DESIGN.md: importing the library stays light).
+# dependencies (docs/architecture.md: importing the library stays light).
 if heavy=$(go list -m all | grep -E '^(k8s\.io/kubernetes|sigs\.k8s\.io/controller-runtime|go\.etcd\.io/etcd|github\.com/prometheus/) '); then
 	echo "depcheck: the library's module graph holds:"; echo "$heavy"
 	bad=1

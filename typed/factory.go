@@ -223,6 +223,13 @@ func (f *Factory) Shutdown() {
 	}
 }
 
+// Scheme returns the scheme the factory was made with: the Go types it
+// serves, and their GroupVersionKinds (scheme.ObjectKinds, scheme.New), so
+// that code holding only the factory can build objects, owner references
+// and apply configurations. It is the caller's scheme, not a copy: register
+// nothing in it once the factory is in use.
+func (f *Factory) Scheme() *runtime.Scheme { return f.scheme }
+
 // Shard returns the factory's shard (see generic.WithShard), and the one a
 // reshard under way widens it to (nil if none).
 func (f *Factory) Shard() (current generic.Shard, next *generic.Shard) {

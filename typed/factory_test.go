@@ -276,3 +276,20 @@ func TestBrokenRESTMapper(t *testing.T) {
 		})
 	}
 }
+
+// TestFactoryScheme: code that holds only a factory reaches the scheme
+// it was made with, to tell a type's GroupVersionKind and make objects.
+func TestFactoryScheme(t *testing.T) {
+	scheme := widget.NewScheme()
+	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: dynamicfake.NewSimpleDynamicClient(scheme)}, scheme)
+	check(t, err)
+	defer factory.Shutdown()
+	if factory.Scheme() != scheme {
+		t.Fatal("Scheme is not the factory's scheme")
+	}
+	kinds, _, err := factory.Scheme().ObjectKinds(&widget.Widget{})
+	check(t, err)
+	if diff := cmp.Diff([]schema.GroupVersionKind{widget.GVK}, kinds); diff != "" {
+		t.Errorf("the Widget's kinds (-want +got):\n%s", diff)
+	}
+}
