@@ -178,7 +178,10 @@ func waitForSelections(ctx context.Context, factories []memberFactory, generatio
 	return errors.Join(errs...)
 }
 
-// status is the membership's MembershipStatus.
+// status is the membership's MembershipStatus: Membership's, and what a
+// MembershipMetricsProvider reads. It is made from the runner's Status
+// alone, whose announcement (Leaving, Phase) and Owns are the runner's
+// state whatever changed it (a step, the leave, a step-down).
 func (m *member) status() MembershipStatus {
 	s := MembershipStatus{Group: m.config.Group, Identity: m.config.Identity}
 	if m.runner == nil {

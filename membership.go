@@ -39,7 +39,7 @@ type Membership struct {
 	Identity string
 	// LeaseDuration is how long the others wait, from the last change of
 	// a replica's Lease they saw, before they take it for gone and take
-	// its shard (default 15 s). RenewDeadline is how long a replica that
+	// its shard (default 15 s); once they hold it, they delete its Lease. RenewDeadline is how long a replica that
 	// cannot renew its Lease keeps owning its objects (default 10 s):
 	// shorter than LeaseDuration, so that it owns nothing before another
 	// can take its shard, on clocks that run at about the same rate.
@@ -68,6 +68,16 @@ type Membership struct {
 // joins never lists every object: its Start joins the group, its
 // WaitForCacheSync waits for the shard first. Every factory given the same
 // Option value shares the one membership (typed.NewFactory's kinds do).
+//
+// A replica that leaves (Shutdown, or the end of Start's context) owns
+// nothing from the start of its leave on: its Membership says Leaving, Owns
+// false and Owned "none" then and after it has left, as its membership
+// metrics do until they are removed. A replica that dies without leaving
+// (killed, cut off) leaves its Lease behind: the others take its shard once
+// it has expired (LeaseDuration), then delete it, on the condition that it
+// was not renewed since they read it, so that the group's Leases do not grow
+// with every crash and a replica that joins later does not count a dead one
+// live for a LeaseDuration before it settles.
 func WithMembership(m Membership) Option {
 	member := newMember(m)
 	return func(o *options) { o.member = member }
@@ -80,19 +90,23 @@ type MembershipStatus struct {
 	Group, Identity string
 	// Members are the identities of the live replicas the replica moves
 	// to, sorted (nil until it first read the Leases), and Shard its
-	// shard among them.
+	// shard among them (zero while it leaves: it is not among them).
 	Members []string
 	Shard   Shard
 	// Owned is what its controllers own now (Ownership.String); Owns says
-	// whether that is the whole of Shard.
+	// whether that is the whole of Shard. Both come from the one state the
+	// membership moves by, whichever way it changed: while and after a
+	// leave, Owned is "none" and Owns false.
 	Owned string
 	Owns  bool
 	// Phase is how far it has moved to Members: "Widened" (it holds the
 	// union of its old shard and Shard), "Narrowed" (Shard alone), or ""
 	// before it joined.
 	Phase string
-	// Leaving is set once it leaves; SteppedDown while it owns nothing
-	// because it could not renew its Lease within RenewDeadline.
+	// Leaving is set from the start of its leave (Shutdown, or the end of
+	// Start's context) and stays set once it has left; SteppedDown while
+	// it owns nothing because it could not renew its Lease within
+	// RenewDeadline.
 	Leaving, SteppedDown bool
 	// LastReshard is when it last narrowed to a new membership (zero:
 	// never).
@@ -148,7 +162,9 @@ var errMembershipOfInformer = errors.New("generic: WithMembership is a factory's
 // WithMetricsProvider(provider) calls NewMembershipMetrics once, when the
 // replica joins its group (Start), with a func that returns the
 // membership's status now, for the provider to read when it collects; and
-// the returned remove (if not nil) once the replica has left. The
+// the returned remove (if not nil) once the replica has left. The status
+// is Membership's: while the replica leaves, it says Leaving and that it
+// owns nothing. The
 // Prometheus adapter (package genericprometheus) is one.
 type MembershipMetricsProvider interface {
 	MetricsProvider

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
@@ -52,11 +53,17 @@ func startMember(t *testing.T, ctx context.Context, server *shardServer, leases 
 // newMember makes a member, not started.
 func newMember(t *testing.T, server *shardServer, leases *fake.Clientset, id string) *member {
 	t.Helper()
-	m := &member{id: id}
+	return newMemberOf(t, server, memberTimings(leases, id))
+}
+
+// newMemberOf makes a member of membership, with opts, not started.
+func newMemberOf(t *testing.T, server *shardServer, membership generic.Membership, opts ...generic.Option) *member {
+	t.Helper()
+	m := &member{id: membership.Identity}
 	source := func(gvr schema.GroupVersionResource, namespace string, tweak generic.TweakListOptionsFunc) cache.ListerWatcher {
 		return m.recording(server.Source(gvr, namespace, tweak))
 	}
-	m.replica = &replica{factory: newFactory[*corev1.ConfigMap](source, nil, generic.WithMembership(memberTimings(leases, id)))}
+	m.replica = &replica{factory: newFactory[*corev1.ConfigMap](source, nil, append([]generic.Option{generic.WithMembership(membership)}, opts...)...)}
 	m.informer = acquire(m.factory, configMapsGVR)
 	return m
 }
@@ -454,5 +461,153 @@ func touch(server *shardServer, stop <-chan struct{}) {
 		if cm != nil {
 			server.update(cm.DeepCopy())
 		}
+	}
+}
+
+// heldLeases is a Lease client whose Delete of the Lease held waits until
+// release is closed. A replica that leaves cleanly deletes its Lease last:
+// its leave is held there, its informers running, its runner not yet
+// returned.
+type heldLeases struct {
+	coordinationclient.LeaseInterface
+	held     string
+	deleting chan struct{} // closed at the first Delete of held
+	release  chan struct{}
+	once     sync.Once
+}
+
+func (l *heldLeases) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	if name == l.held {
+		l.once.Do(func() { close(l.deleting) })
+		select {
+		case <-l.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return l.LeaseInterface.Delete(ctx, name, opts)
+}
+
+// membershipMetrics is a MembershipMetricsProvider that keeps the status
+// func it is given, as the Prometheus adapter does, until it is removed.
+type membershipMetrics struct {
+	mu      sync.Mutex
+	status  func() generic.MembershipStatus
+	removed bool
+}
+
+func (*membershipMetrics) NewInformerMetrics(generic.InformerID, generic.InformerGauges) generic.InformerMetrics {
+	return nil
+}
+
+func (p *membershipMetrics) NewMembershipMetrics(_, _ string, status func() generic.MembershipStatus) func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.status = status
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.removed = true
+	}
+}
+
+// read returns the status the provider reads at a scrape, false once it
+// was removed (or before it was given one).
+func (p *membershipMetrics) read() (generic.MembershipStatus, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.status == nil || p.removed {
+		return generic.MembershipStatus{}, false
+	}
+	return p.status(), true
+}
+
+// leaveStatus is what a MembershipStatus says of a leave.
+type leaveStatus struct {
+	Members                    []string
+	Shard                      generic.Shard
+	Owned                      string
+	Owns, Leaving, SteppedDown bool
+}
+
+func leaveStatusOf(s generic.MembershipStatus) leaveStatus {
+	return leaveStatus{Members: s.Members, Shard: s.Shard, Owned: s.Owned, Owns: s.Owns, Leaving: s.Leaving, SteppedDown: s.SteppedDown}
+}
+
+// TestMembershipStatusWhileLeaving: of two settled replicas, b leaves
+// cleanly, by Shutdown or by the end of its Start context. While it
+// leaves (held before it deletes its Lease) and once it has left, its
+// Membership says so: Leaving, owning nothing (not its shard: Owns is
+// false), in a membership of a alone that gives it no shard; the status its
+// MembershipMetricsProvider reads says the same while it leaves, and the
+// provider's metrics are removed once it has left.
+func TestMembershipStatusWhileLeaving(t *testing.T) {
+	tests := []struct {
+		name string
+		// leave makes b leave, cancel ending its Start context, and
+		// returns at once a func that waits until b has left.
+		leave func(b *member, cancel context.CancelFunc) (wait func())
+	}{
+		{"Shutdown", func(b *member, _ context.CancelFunc) func() {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				b.factory.Shutdown()
+			}()
+			return func() { <-done }
+		}},
+		{"start context cancelled", func(b *member, cancel context.CancelFunc) func() {
+			cancel()
+			return b.factory.Shutdown
+		}},
+	}
+	want := leaveStatus{Members: []string{"a"}, Owned: "none", Leaving: true}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			server := newShardServer(false, false)
+			server.create("stable", 50)
+			client := fake.NewClientset()
+			leases := &heldLeases{LeaseInterface: client.CoordinationV1().Leases("ns"), held: "b", deleting: make(chan struct{}), release: make(chan struct{})}
+			a := startMember(t, ctx, server, client, "a")
+			membership := memberTimings(client, "b")
+			membership.Leases = leases
+			provider := &membershipMetrics{}
+			b := newMemberOf(t, server, membership, generic.WithMetricsProvider(provider))
+			bCtx, bCancel := context.WithCancel(ctx)
+			defer bCancel()
+			b.start(t, bCtx)
+			waitSettled(t, ctx, server, a, b)
+
+			left := tt.leave(b, bCancel)
+			select {
+			case <-leases.deleting:
+			case <-ctx.Done():
+				t.Fatal("b did not come to delete its Lease")
+			}
+			status, _ := b.factory.Membership()
+			if diff := cmp.Diff(want, leaveStatusOf(status)); diff != "" {
+				t.Errorf("b's Membership while it leaves (-want +got):\n%s", diff)
+			}
+			metrics, ok := provider.read()
+			if !ok {
+				t.Error("b's membership metrics were removed before it left")
+			}
+			if diff := cmp.Diff(want, leaveStatusOf(metrics)); diff != "" {
+				t.Errorf("b's membership metrics while it leaves (-want +got):\n%s", diff)
+			}
+
+			close(leases.release)
+			left()
+			status, _ = b.factory.Membership()
+			if diff := cmp.Diff(want, leaveStatusOf(status)); diff != "" {
+				t.Errorf("b's Membership once it left (-want +got):\n%s", diff)
+			}
+			if _, ok := provider.read(); ok {
+				t.Error("b's membership metrics are still there once it left")
+			}
+			waitSettled(t, ctx, server, a)
+		})
 	}
 }

@@ -27,6 +27,23 @@
 // others can see the Lease expire (the runner's RenewDeadline is shorter
 // than the LeaseDuration).
 //
+// A replica that dies leaves its Lease behind: once a replica owns
+// its whole shard of a view that leaves out a member whose Lease expired
+// (the others have taken its shard), it deletes that Lease, on the
+// condition that its resourceVersion is still the one it read when it took
+// it for expired. A Lease renewed since (the replica was only cut off) is
+// live again and stays (Conflict); one another replica deleted first is
+// gone (NotFound); neither is an error, and any replica may delete. So the
+// group's Leases do not grow with every crash, and a replica that joins
+// later never counts a dead replica's Lease live for a LeaseDuration from
+// its first read of it (liveness is judged by the local clock, as client-go's
+// leader election judges it), which would hold back its join that long.
+//
+// A Runner's Status takes what the replica announced and whether it owns
+// its shard from its State, the one place they are kept, whatever changed
+// them (a step, a leave, the watchdog): from the start of a clean leave on,
+// Status says Leaving and owns nothing.
+//
 // A replica reads the others' Leases through an informer, which lags. A
 // step that shrinks its cache or grows what it owns (Narrow, Release, Own:
 // Action.NeedsConsistentRead) is confirmed on the Leases as the API server

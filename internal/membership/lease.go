@@ -131,20 +131,28 @@ func (l *leases) release(ctx context.Context) error {
 	return nil
 }
 
+// expiredLease is the Lease of another replica that was not seen to
+// change for its duration, and its resourceVersion when read so.
+type expiredLease struct {
+	name, resourceVersion string
+}
+
 // others lists the group's Leases from the API server (a consistent read,
 // see Action.NeedsConsistentRead) and returns those of other replicas that
 // are live: each changed within the Lease duration of its own (or, for
-// one never seen to change, of when it was first read).
-func (l *leases) others(ctx context.Context) ([]Member, error) {
+// one never seen to change, of when it was first read); and those that
+// are not, expired.
+func (l *leases) others(ctx context.Context) ([]Member, []expiredLease, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	list, err := l.client.List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{GroupLabel: l.group}).String()})
 	if err != nil {
-		return nil, fmt.Errorf("membership: listing the Leases of group %s: %w", l.group, err)
+		return nil, nil, fmt.Errorf("membership: listing the Leases of group %s: %w", l.group, err)
 	}
 	now := l.now()
 	present := map[string]bool{}
 	var members []Member
+	var expired []expiredLease
 	for i := range list.Items {
 		lease := &list.Items[i]
 		name := lease.Name
@@ -160,6 +168,8 @@ func (l *leases) others(ctx context.Context) ([]Member, error) {
 		}
 		if now.Sub(seen.since) < durationOf(lease, l.duration) {
 			members = append(members, Member{Identity: name, Announcement: announcementOf(lease)})
+		} else {
+			expired = append(expired, expiredLease{name: name, resourceVersion: lease.ResourceVersion})
 		}
 	}
 	for name := range l.seen {
@@ -167,7 +177,17 @@ func (l *leases) others(ctx context.Context) ([]Member, error) {
 			delete(l.seen, name)
 		}
 	}
-	return members, nil
+	return members, expired, nil
+}
+
+// deleteExpired deletes the expired Lease of another replica, only if its
+// resourceVersion is still the one read (a Conflict error otherwise).
+func (l *leases) deleteExpired(ctx context.Context, e expiredLease) error {
+	rv := e.resourceVersion
+	if err := l.client.Delete(ctx, e.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}}); err != nil {
+		return fmt.Errorf("membership: deleting the expired Lease %s: %w", e.name, err)
+	}
+	return nil
 }
 
 // durationOf is the duration lease says it is held for, or fallback.

@@ -7,8 +7,11 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // Config is a replica's membership.
@@ -29,6 +32,9 @@ type Config struct {
 	// clocks run at about the same rate). RetryPeriod is how often it
 	// renews its Lease and reads the others'.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Clock is what the runner reads the time from and waits on: nil for
+	// the real clock (tests give a fake one).
+	Clock clock.WithDelayedExecution
 }
 
 // Validate returns an error for a Config the runner cannot run.
@@ -60,8 +66,12 @@ type Hooks struct {
 }
 
 // Status is what a replica's membership is, for its status and metrics.
+// Announced and Owns are the replica's State, whichever path changed it (a
+// step, a leave, the watchdog): while and after it leaves, Announced says
+// Leaving, Owns is false and Owned is Empty.
 type Status struct {
-	// View is the membership it moves to; Shard its shard of it.
+	// View is the membership it moves to; Shard its shard of it (zero
+	// while it leaves: it is not in View).
 	View  View
 	Shard Shard
 	// Announced is what its Lease says; Owns whether it owns its whole
@@ -91,23 +101,40 @@ type Runner struct {
 	config Config
 	hooks  Hooks
 	leases *leases
-	now    func() time.Time
+	clock  clock.WithDelayedExecution
 
 	// ownMu orders the changes of what the replica owns and their calls
 	// of hooks.Own (see own); taken before mu, never held by Status.
 	ownMu sync.Mutex
-	// mu guards status, state and lastRenew.
-	mu        sync.Mutex
-	status    Status
-	state     State
+	// mu guards state, progress and lastRenew.
+	mu sync.Mutex
+	// state is the replica's own: the one place its announcement and
+	// whether it owns its shard are kept, for the protocol and for
+	// Status alike.
+	state State
+	// progress is the rest of what Status says.
+	progress  progress
 	lastRenew time.Time
+}
+
+// progress is what a Runner's Status says besides its State.
+type progress struct {
+	view        View
+	shard       Shard
+	owned       Interval
+	lastReshard time.Time
+	steppedDown bool
+	readError   error
 }
 
 // NewRunner returns the Runner of config, which must be valid.
 func NewRunner(config Config, hooks Hooks) *Runner {
-	r := &Runner{config: config, hooks: hooks, now: time.Now}
-	r.leases = &leases{client: config.Client, group: config.Group, identity: config.Identity, duration: config.LeaseDuration, now: r.now, seen: map[string]observation{}}
-	r.status.Owned = Interval{Empty: true}
+	r := &Runner{config: config, hooks: hooks, clock: config.Clock}
+	if r.clock == nil {
+		r.clock = clock.RealClock{}
+	}
+	r.leases = &leases{client: config.Client, group: config.Group, identity: config.Identity, duration: config.LeaseDuration, now: r.clock.Now, seen: map[string]observation{}}
+	r.progress.owned = Interval{Empty: true}
 	return r
 }
 
@@ -115,7 +142,12 @@ func NewRunner(config Config, hooks Hooks) *Runner {
 func (r *Runner) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.status
+	p := r.progress
+	return Status{
+		View: p.view, Shard: p.shard,
+		Announced: r.state.Announced, Owns: r.state.Owns,
+		Owned: p.owned, LastReshard: p.lastReshard, SteppedDown: p.steppedDown, ReadError: p.readError,
+	}
 }
 
 // Run joins the group and moves the replica with it until ctx ends; then
@@ -123,8 +155,11 @@ func (r *Runner) Status() Status {
 // until the others have narrowed to the view without it (for at most
 // leave: the others may be gone too), releases its Lease and returns.
 // With leave 0 it returns without a word, as a replica that crashed: the
-// others take its shard once its Lease expires. A hook's error ends it at
-// once, without a leave.
+// others take its shard once its Lease expires, then delete its Lease. A
+// hook's error ends it at once, without a leave.
+//
+// From the start of the leave on, and after Run returns, Status says
+// Leaving, Owns false and Owned Empty.
 func (r *Runner) Run(ctx context.Context, leave time.Duration) error {
 	var background sync.WaitGroup
 	defer background.Wait() // after cancelLeave, deferred below
@@ -140,8 +175,10 @@ func (r *Runner) Run(ctx context.Context, leave time.Duration) error {
 		r.state.Announced.Leaving, r.state.Owns = true, false
 		return Interval{Empty: true}, true
 	})
-	timeout, cancel := context.WithTimeout(leaveCtx, leave)
+	timeout, cancel := context.WithCancel(leaveCtx)
 	defer cancel()
+	timer := r.clock.AfterFunc(leave, cancel)
+	defer timer.Stop()
 	if err := r.steps(timeout); err != nil && !errors.Is(err, errReleased) {
 		return err
 	}
@@ -165,21 +202,43 @@ func (r *Runner) steps(ctx context.Context) error {
 		if moved {
 			continue
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait.Jitter(r.config.RetryPeriod, 0.2)):
-		}
+		r.wait(ctx, r.retryPeriod())
 	}
 	return nil
 }
 
+// wait returns after d on the runner's clock, or once ctx ends.
+func (r *Runner) wait(ctx context.Context, d time.Duration) {
+	timer := r.clock.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C():
+	}
+}
+
+// every calls f, then again period() after each call returns, until ctx
+// ends.
+func (r *Runner) every(ctx context.Context, period func() time.Duration, f func(context.Context)) {
+	for ctx.Err() == nil {
+		f(ctx)
+		r.wait(ctx, period())
+	}
+}
+
+// retryPeriod is RetryPeriod, jittered as client-go's leader election
+// jitters it (up to 1.2 times).
+func (r *Runner) retryPeriod() time.Duration { return wait.Jitter(r.config.RetryPeriod, 0.2) }
+
 // round reads the others' Leases and takes one step; it reports whether
 // the step moved the replica. A replica whose own Lease may have lapsed
-// (the watchdog stepped it down) takes none.
+// (the watchdog stepped it down) takes none. A replica that owns its whole
+// shard of a view deletes the expired Leases it read (their replicas are
+// not in the view: it and the others have taken their shards).
 func (r *Runner) round(ctx context.Context) (bool, error) {
-	others, err := r.leases.others(ctx)
+	others, expired, err := r.leases.others(ctx)
 	r.mu.Lock()
-	r.status.ReadError = err
+	r.progress.readError = err
 	if err != nil {
 		// Cannot tell what the others say: try again at the next round.
 		r.mu.Unlock()
@@ -194,9 +253,32 @@ func (r *Runner) round(ctx context.Context) (bool, error) {
 	others = append(others, Member{Identity: r.config.Identity, Announcement: state.Announced})
 	step := Next(r.config.Identity, others, state)
 	r.mu.Lock()
-	r.status.View, r.status.Shard = step.View, step.Shard
+	r.progress.view, r.progress.shard = step.View, step.Shard
 	r.mu.Unlock()
+	if len(expired) > 0 && state.Owns && state.Announced.View == step.View.Fingerprint() {
+		r.deleteExpired(ctx, expired)
+	}
 	return r.take(ctx, step)
+}
+
+// deleteExpired deletes the expired Leases of replicas that are not in
+// the view the replica owns its shard of, each only if it is still as the
+// replica read it: one renewed since (Conflict) is live again, and one
+// another survivor deleted first (NotFound) is gone; neither is an error.
+func (r *Runner) deleteExpired(ctx context.Context, expired []expiredLease) {
+	ctx, cancel := context.WithTimeout(ctx, r.config.RetryPeriod)
+	defer cancel()
+	logger := klog.FromContext(ctx)
+	for _, e := range expired {
+		switch err := r.leases.deleteExpired(ctx, e); {
+		case err == nil:
+			logger.V(4).Info("Deleted the expired Lease of a replica whose shard the group took over", "group", r.config.Group, "identity", r.config.Identity, "lease", e.name, "resourceVersion", e.resourceVersion)
+		case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+			logger.V(4).Info("Did not delete an expired Lease: renewed or deleted since it was read", "group", r.config.Group, "identity", r.config.Identity, "lease", e.name, "err", err)
+		default:
+			logger.V(2).Info("Could not delete an expired Lease; trying again at the next round", "group", r.config.Group, "identity", r.config.Identity, "lease", e.name, "err", err)
+		}
+	}
 }
 
 // take does step and reports whether it moved the replica: a step that
@@ -214,14 +296,14 @@ func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
 		// handlers as deletes, which a controller must not take for
 		// deletes of objects it still owns.
 		r.own(func() (Interval, bool) {
-			return r.status.Owned.Intersect(step.Shard.Interval()), true
+			return r.progress.owned.Intersect(step.Shard.Interval()), true
 		})
 		if err := r.hooks.Narrow(ctx, step.Shard); err != nil {
 			return false, err
 		}
 		r.mu.Lock()
 		r.state = State{Announced: step.Announce}
-		r.status.LastReshard = r.now()
+		r.progress.lastReshard = r.clock.Now()
 	case Own:
 		owned := r.own(func() (Interval, bool) {
 			if !r.liveLocked() {
@@ -239,7 +321,6 @@ func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
 	default:
 		return false, nil
 	}
-	r.status.Announced, r.status.Owns = r.state.Announced, r.state.Owns
 	announced := r.state.Announced
 	r.mu.Unlock()
 	r.renew(ctx, announced)
@@ -248,19 +329,19 @@ func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
 
 // renewEvery renews the replica's Lease every RetryPeriod until ctx ends.
 func (r *Runner) renewEvery(ctx context.Context) {
-	wait.JitterUntilWithContext(ctx, func(ctx context.Context) {
+	r.every(ctx, r.retryPeriod, func(ctx context.Context) {
 		r.mu.Lock()
 		announced := r.state.Announced
 		r.mu.Unlock()
 		r.renew(ctx, announced)
-	}, r.config.RetryPeriod, 0.2, true)
+	})
 }
 
 // renew writes the replica's Lease, saying announced, within RetryPeriod.
 func (r *Runner) renew(ctx context.Context, announced Announcement) {
 	ctx, cancel := context.WithTimeout(ctx, r.config.RetryPeriod)
 	defer cancel()
-	started := r.now()
+	started := r.clock.Now()
 	if err := r.leases.renew(ctx, announced); err != nil {
 		return
 	}
@@ -268,29 +349,29 @@ func (r *Runner) renew(ctx context.Context, announced Announcement) {
 	// Counted from before the write: the others may see it change from
 	// then on.
 	r.lastRenew = started
-	r.status.SteppedDown = false
+	r.progress.steppedDown = false
 	r.mu.Unlock()
 }
 
 // watch steps the replica down once its Lease was not renewed for
 // RenewDeadline, checking twice every RetryPeriod, until ctx ends.
 func (r *Runner) watch(ctx context.Context) {
-	wait.UntilWithContext(ctx, func(context.Context) {
+	r.every(ctx, func() time.Duration { return r.config.RetryPeriod / 2 }, func(context.Context) {
 		r.own(func() (Interval, bool) {
-			if r.liveLocked() || r.status.Owned.Empty {
+			if r.liveLocked() || r.progress.owned.Empty {
 				return Interval{}, false
 			}
 			r.state.Owns = false
-			r.status.Owns, r.status.SteppedDown = false, true
+			r.progress.steppedDown = true
 			return Interval{Empty: true}, true
 		})
-	}, r.config.RetryPeriod/2)
+	})
 }
 
 // liveLocked reports whether the replica's own Lease was renewed within
 // RenewDeadline.
 func (r *Runner) liveLocked() bool {
-	return !r.lastRenew.IsZero() && r.now().Sub(r.lastRenew) < r.config.RenewDeadline
+	return !r.lastRenew.IsZero() && r.clock.Since(r.lastRenew) < r.config.RenewDeadline
 }
 
 // own sets what the replica owns to what decide returns, if it returns
@@ -304,7 +385,7 @@ func (r *Runner) own(decide func() (Interval, bool)) bool {
 	r.mu.Lock()
 	owned, ok := decide()
 	if ok {
-		r.status.Owned = owned
+		r.progress.owned = owned
 	}
 	r.mu.Unlock()
 	if ok {

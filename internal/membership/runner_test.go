@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 // replicas are Runners over one fake API server's Leases, with hooks that
@@ -20,12 +21,19 @@ import (
 // cached, that every hash stays cached by a running replica.
 type replicas struct {
 	t       *testing.T
+	server  *leaseServer
 	client  *fake.Clientset
 	samples []uint64
+	// timings are the runners'; clock is theirs, nil for the real one
+	// (see newClockedReplicas).
+	timings Config
+	clock   *testingclock.FakeClock
 
-	mu          sync.Mutex
-	cache       map[string][]Interval
-	owned       map[string]Interval
+	mu    sync.Mutex
+	cache map[string][]Interval
+	owned map[string]Interval
+	// ownStatus is each replica's Status as its Own hook last read it.
+	ownStatus   map[string]Status
 	running     map[string]*running
 	coveredOnce bool
 	// lost is whether a replica was killed: hashes may be in no cache
@@ -41,8 +49,9 @@ type running struct {
 }
 
 func newReplicas(t *testing.T) *replicas {
-	return &replicas{t: t, client: fake.NewClientset(), samples: sampleHashes(),
-		cache: map[string][]Interval{}, owned: map[string]Interval{}, running: map[string]*running{}}
+	server := newLeaseServer()
+	return &replicas{t: t, server: server, client: server.client, samples: sampleHashes(), timings: testTimings,
+		cache: map[string][]Interval{}, owned: map[string]Interval{}, ownStatus: map[string]Status{}, running: map[string]*running{}}
 }
 
 var testTimings = Config{RetryPeriod: 20 * time.Millisecond, RenewDeadline: 300 * time.Millisecond, LeaseDuration: 600 * time.Millisecond}
@@ -52,8 +61,11 @@ func (rs *replicas) start(id string) { rs.startLeaving(id, 10*time.Second) }
 // startLeaving starts a replica that leaves within leave when stopped
 // (with 0, it is killed instead).
 func (rs *replicas) startLeaving(id string, leave time.Duration) {
-	config := testTimings
+	config := rs.timings
 	config.Client, config.Group, config.Identity = rs.client.CoordinationV1().Leases("ns"), "g", id
+	if rs.clock != nil {
+		config.Clock = rs.clock
+	}
 	if err := config.Validate(); err != nil {
 		rs.t.Fatal(err)
 	}
@@ -77,8 +89,8 @@ func (rs *replicas) startLeaving(id string, leave time.Duration) {
 		Own: func(owned Interval) {
 			// A hook may call back into its Runner (before, Own ran
 			// under the Runner's lock: this deadlocked at once).
-			_ = runner.Status()
-			rs.record(func() { rs.owned[id] = owned })
+			status := runner.Status()
+			rs.record(func() { rs.owned[id], rs.ownStatus[id] = owned, status })
 		},
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -143,25 +155,35 @@ func (rs *replicas) record(change func()) {
 // their view, and says so, failing after a minute.
 func (rs *replicas) waitSettled(ids ...string) {
 	rs.t.Helper()
-	view := ViewOf(ids)
 	var last []string
 	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		rs.mu.Lock()
-		defer rs.mu.Unlock()
-		last = nil
-		for _, id := range ids {
-			shard, _ := view.ShardOf(id)
-			status := rs.running[id].runner.Status()
-			if !slices.Equal(rs.cache[id], []Interval{shard.Interval()}) || rs.owned[id] != shard.Interval() || !status.Owns || status.Shard != shard {
-				last = append(last, fmt.Sprintf("%s (shard %v): caches %v, owns %v, status %+v", id, shard, rs.cache[id], rs.owned[id], status))
-			}
-		}
+		last = rs.unsettled(ids)
 		return last == nil, nil
 	})
 	if err != nil {
 		rs.t.Fatalf("not settled on %v: %v", ids, last)
 	}
+	rs.mu.Lock()
 	rs.lost = false
+	rs.mu.Unlock()
+}
+
+// unsettled returns how far each of ids is from caching and owning
+// exactly its shard of their view, and saying so: nothing once they all
+// are.
+func (rs *replicas) unsettled(ids []string) []string {
+	view := ViewOf(ids)
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	var wrong []string
+	for _, id := range ids {
+		shard, _ := view.ShardOf(id)
+		status := rs.running[id].runner.Status()
+		if !slices.Equal(rs.cache[id], []Interval{shard.Interval()}) || rs.owned[id] != shard.Interval() || !status.Owns || status.Shard != shard {
+			wrong = append(wrong, fmt.Sprintf("%s (shard %v): caches %v, owns %v, status %+v", id, shard, rs.cache[id], rs.owned[id], status))
+		}
+	}
+	return wrong
 }
 
 // kill stops a replica as a crash would: without a word, its Lease left
@@ -179,7 +201,8 @@ func (rs *replicas) kill(id string) {
 // shard of the view; throughout, no hash is owned twice, none is
 // uncached (but after the kill, until the others have taken its shard);
 // a replica narrows its cache only after owning no more than it keeps; a
-// replica that left released its Lease, the killed one did not.
+// replica that left released its Lease, and the others deleted the killed
+// one's once they had taken its shard.
 func TestRunnerScales(t *testing.T) {
 	rs := newReplicas(t)
 	rs.start("a")
@@ -192,8 +215,12 @@ func TestRunnerScales(t *testing.T) {
 	rs.waitSettled("a", "c", "k")
 	rs.kill("k")
 	rs.waitSettled("a", "c")
-	if err := rs.client.CoordinationV1().Leases("ns").Delete(context.Background(), "k", metav1.DeleteOptions{}); err != nil {
-		t.Errorf("the killed replica's Lease: %v", err)
+	var names []string
+	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		names = rs.leases()
+		return slices.Equal(names, []string{"a", "c"}), nil
+	}); err != nil {
+		t.Errorf("Leases once a and c took the killed k's shard: %v, want [a c]", names)
 	}
 	rs.start("d")
 	rs.start("e")
