@@ -79,7 +79,7 @@ func TestReadsOwnWrites(t *testing.T) {
 					return controller.Result{}, err
 				}
 				written = count + 1
-				return controller.Result{Requeue: true}, nil
+				return requeueNow(), nil
 			}
 			c, err := controller.New("counter", controller.For(cms), reconcile, fastRetries())
 			if err != nil {
@@ -130,7 +130,7 @@ func TestReadsOwnDeletes(t *testing.T) {
 			return controller.Result{}, err
 		}
 		done++
-		return controller.Result{Requeue: true}, nil
+		return requeueNow(), nil
 	}
 	// Requeued with no delay: the next reconcile races the watch.
 	noDelay := controller.WithRateLimiter(workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](0, 0))

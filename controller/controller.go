@@ -38,6 +38,14 @@ type Result struct {
 	// Requeue, if true and RequeueAfter is zero, reconciles the key again
 	// after the rate limiter's delay for it, as an error would, without
 	// reporting one.
+	//
+	// It is deprecated, as controller-runtime's reconcile.Result.Requeue
+	// is: the rate limiter's delay is for retrying failures, not for
+	// waiting on a change. To wait for one, reconcile again after the time
+	// it should take, or after a poll interval (RequeueAfter); to retry
+	// with backoff, return an error. It keeps working as described.
+	//
+	// Deprecated: Use RequeueAfter instead.
 	Requeue bool
 }
 
@@ -75,6 +83,12 @@ type Controller struct {
 	// (ownership.go).
 	lastKnown   map[cache.ObjectName]runtime.Object
 	reconciling map[cache.ObjectName]inProgress
+	// active holds the keys a worker has taken, with what it is doing
+	// with each; causes holds why each key still to do is (the last
+	// reconcile's error, a delay, a requeue), until one succeeds. Both
+	// are for the test kit's idle report (idle.go).
+	active map[cache.ObjectName]activity
+	causes map[cache.ObjectName]string
 }
 
 // New makes a Controller named name (the name of its workqueue in metrics
@@ -103,7 +117,8 @@ func New(name string, primary Primary, reconcile Reconciler, opts ...Option) (*C
 	}
 	c := &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
 		retrying: map[cache.ObjectName]bool{}, later: map[cache.ObjectName]*time.Timer{}, added: map[cache.ObjectName]int{},
-		lastKnown: map[cache.ObjectName]runtime.Object{}, reconciling: map[cache.ObjectName]inProgress{}}
+		lastKnown: map[cache.ObjectName]runtime.Object{}, reconciling: map[cache.ObjectName]inProgress{},
+		active: map[cache.ObjectName]activity{}, causes: map[cache.ObjectName]string{}}
 	c.writes = newWriteLog(c.cachedUID)
 	return c, nil
 }
@@ -167,6 +182,7 @@ func (c *Controller) requeueAfter(queue workqueue.TypedRateLimitingInterface[cac
 		if c.later[key] == t {
 			delete(c.later, key)
 		}
+		c.causes[key] = fmt.Sprintf("requeued after %v (Result.RequeueAfter)", d)
 		c.mu.Unlock()
 		c.add(queue, key)
 	})
@@ -290,17 +306,6 @@ func (c *Controller) waitForSync(ctx context.Context, registrations []registered
 		}
 	}
 	return nil
-}
-
-// Idle reports whether the controller is running, its handlers have
-// received their informers' initial lists, and it has nothing to do: no
-// key queued or being reconciled, and none waiting to be retried after
-// an error or a Result with Requeue. Keys waiting for their RequeueAfter do
-// not count. It is for tests (generictest waits on it).
-func (c *Controller) Idle() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.synced && !c.queue.ShuttingDown() && c.queue.Len() == 0 && len(c.added) == 0 && len(c.retrying) == 0
 }
 
 func (c *Controller) reportError(ctx context.Context, key cache.ObjectName, err error) {

@@ -198,7 +198,7 @@ func TestResults(t *testing.T) {
 			}
 			run(t, c)
 			if tc.wantCalls == 2 {
-				<-secondCall // RequeueAfter does not count as busy for Idle
+				<-secondCall // a key waiting for its RequeueAfter is not work for WaitIdle
 			}
 			fake.WaitIdle(c)
 			if diff := cmp.Diff(tc.wantCalls, len(got.take())); diff != "" {

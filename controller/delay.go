@@ -41,12 +41,17 @@ type ConsistencyDelayError struct {
 
 // Error names the controller, the key, the write and the informer.
 func (e *ConsistencyDelayError) Error() string {
+	return fmt.Sprintf("controller %s: key %s %s", e.Controller, e.Key, e.cause())
+}
+
+// cause is the error without the controller and the key: "delayed: the
+// cache of ... has not caught up with ...: why".
+func (e *ConsistencyDelayError) cause() string {
 	what := fmt.Sprintf("the write of %s at resource version %q", objectName(e.Namespace, e.Name), e.ResourceVersion)
 	if e.Deleted {
 		what = "the delete of " + objectName(e.Namespace, e.Name)
 	}
-	return fmt.Sprintf("controller %s: key %s delayed: the cache of %s has not caught up with %s: %v",
-		e.Controller, e.Key, e.Resource, what, e.Err)
+	return fmt.Sprintf("delayed: the cache of %s has not caught up with %s: %v", e.Resource, what, e.Err)
 }
 
 // Unwrap returns Err.

@@ -79,3 +79,12 @@ func run(t *testing.T, c *controller.Controller) {
 		}
 	})
 }
+
+// requeueNow is the deprecated Result.Requeue, which still works: the key
+// is reconciled again after the rate limiter's delay (none, or 1 ms, in
+// these tests) and, unlike a key waiting for its RequeueAfter, is work
+// that WaitIdle waits for until then. The tests that race a reconcile
+// against its own write's watch event need both.
+func requeueNow() controller.Result {
+	return controller.Result{Requeue: true}
+}

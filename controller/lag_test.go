@@ -153,7 +153,7 @@ func TestLaggingCacheNeverReconcilesStale(t *testing.T) {
 				}
 				written++
 				log.reset()
-				return controller.Result{Requeue: true}, nil
+				return requeueNow(), nil
 			}
 			c, err := controller.New("lagging", controller.For(cms), reconcile, fastRetries(), shortWait(),
 				controller.WithErrorHandler(log.handler), controller.WithQueueMetrics(log))
@@ -280,7 +280,7 @@ func TestPendingWriteKeptAcrossTimeouts(t *testing.T) {
 					if err := tc.write(ctx, client); err != nil {
 						return controller.Result{}, err
 					}
-					return controller.Result{Requeue: true}, nil
+					return requeueNow(), nil
 				}
 				reported, _, _ := log.outcome()
 				after = append(after, seen{Sees: tc.sees(cms.Lister()), DelaysBefore: reported, PendingBefore: pendingAtDelays})
@@ -415,7 +415,7 @@ func TestUnobservableWritesDropped(t *testing.T) {
 						return controller.Result{}, err
 					}
 				}
-				return controller.Result{Requeue: true}, nil
+				return requeueNow(), nil
 			}
 			c, err = controller.New("unobservable", controller.For(widgets), reconcile, fastRetries(), shortWait(),
 				controller.Watches(cms, func(*unstructured.Unstructured) []cache.ObjectName { return nil }),

@@ -49,7 +49,7 @@ func WithWorkers(n int) Option {
 }
 
 // WithRateLimiter sets how long a key waits before it is retried after an
-// error or a Result with Requeue (default: client-go's
+// error, a consistency delay or a Result with the deprecated Requeue (default: client-go's
 // workqueue.DefaultTypedControllerRateLimiter, 5 ms doubling to 1000 s per
 // key, and 10 a second with bursts of 100 overall).
 func WithRateLimiter(limiter workqueue.TypedRateLimiter[cache.ObjectName]) Option {

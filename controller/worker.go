@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -25,38 +26,53 @@ func (c *Controller) work(ctx context.Context, queue workqueue.TypedRateLimiting
 			queue.Done(key)
 			return
 		}
-		adds := c.addsOf(key)
+		adds := c.take(key)
 		c.process(ctx, queue, key)
 		// Done first: a key added during the reconcile is back in the
-		// queue before it leaves added, so that Idle never sees neither.
+		// queue before it leaves added, so that the idle report never sees
+		// neither.
 		queue.Done(key)
 		c.reconciled(key, adds)
 	}
 }
 
-func (c *Controller) addsOf(key cache.ObjectName) int {
+// take records that a worker took key, and returns its adds so far.
+func (c *Controller) take(key cache.ObjectName) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.active[key] = activity{doing: taken, since: time.Now()}
 	return c.added[key]
 }
 
+// doing records what the worker that took key does with it now.
+func (c *Controller) doing(key cache.ObjectName, doing string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.active[key] = activity{doing: doing, since: time.Now()}
+}
+
 // reconciled forgets key's adds, unless one came since the reconcile took
-// it (the queue then holds it again).
+// it (the queue then holds it again), and that a worker has it.
 func (c *Controller) reconciled(key cache.ObjectName, adds int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.added[key] == adds {
 		delete(c.added, key)
 	}
+	delete(c.active, key)
 }
 
-func (c *Controller) setRetrying(key cache.ObjectName, retrying bool) {
+// setRetrying records whether key waits to be retried with backoff, and
+// why (cause: "" when it does not, and its cause is forgotten).
+func (c *Controller) setRetrying(key cache.ObjectName, retrying bool, cause string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if retrying {
 		c.retrying[key] = true
+		c.causes[key] = cause
 	} else {
 		delete(c.retrying, key)
+		delete(c.causes, key)
 	}
 }
 
@@ -66,7 +82,7 @@ func (c *Controller) process(ctx context.Context, queue workqueue.TypedRateLimit
 	ctx = klog.NewContext(ctx, c.logger(ctx, key))
 	ctx, done, owned := c.beginReconcile(ctx, key)
 	if !owned {
-		c.setRetrying(key, false)
+		c.setRetrying(key, false, "")
 		queue.Forget(key)
 		return
 	}
@@ -77,26 +93,27 @@ func (c *Controller) process(ctx context.Context, queue workqueue.TypedRateLimit
 		}
 		// Delayed, never reconciled on a cache older than the key's own
 		// last write: retried with backoff, its writes still pending.
-		c.setRetrying(key, true)
+		c.setRetrying(key, true, delayCause(err))
 		c.reportDelay(ctx, key, err)
 		queue.AddRateLimited(key)
 		return
 	}
+	c.doing(key, reconciling)
 	result, err := c.call(writes.WithRecorder(ctx, c.writes.recorderFor(key)), key)
 	switch {
 	case err != nil:
-		c.setRetrying(key, true)
+		c.setRetrying(key, true, "its last reconcile failed: "+firstLine(err.Error()))
 		c.reportError(ctx, key, err)
 		queue.AddRateLimited(key)
 	case result.RequeueAfter > 0:
-		c.setRetrying(key, false)
+		c.setRetrying(key, false, "")
 		queue.Forget(key)
 		c.requeueAfter(queue, key, result.RequeueAfter)
 	case result.Requeue:
-		c.setRetrying(key, true)
+		c.setRetrying(key, true, "its last reconcile returned Result.Requeue")
 		queue.AddRateLimited(key)
 	default:
-		c.setRetrying(key, false)
+		c.setRetrying(key, false, "")
 		queue.Forget(key)
 	}
 }
@@ -123,6 +140,7 @@ func (c *Controller) catchUp(ctx context.Context, key cache.ObjectName) error {
 	if len(pending) == 0 {
 		return nil
 	}
+	c.doing(key, catchingUp)
 	waitCtx, cancel := context.WithTimeout(ctx, c.opts.consistencyTimeout)
 	defer cancel()
 	var settled []writes.Write

@@ -2,7 +2,6 @@ package generictest
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -73,7 +72,5 @@ func cachedStates[T generic.Object](objs []T) []*unstructured.Unstructured {
 }
 
 func sortedByKey[T generic.Object](objs []T) []T {
-	sorted := slices.Clone(objs)
-	slices.SortFunc(sorted, func(a, b T) int { return strings.Compare(keyOf(a), keyOf(b)) })
-	return sorted
+	return generic.SortByNamespaceName(slices.Clone(objs))
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/controller"
 	"github.com/generic-informers/generic/e2e/apiserver"
+	"github.com/generic-informers/generic/internal/idle"
 	"github.com/generic-informers/generic/typed"
 )
 
@@ -192,7 +193,7 @@ func TestControllerReadsItsOwnWrites(t *testing.T) {
 				}
 				mu.Unlock()
 				// The write's update event enqueues the key too.
-				return controller.Result{Requeue: !tt.eventsOnly}, nil
+				return controller.Result{Requeue: !tt.eventsOnly}, nil //nolint:staticcheck // SA1019: an immediate requeue (no-delay limiter) that races the watch is what this measures
 			}
 			c, err := controller.New("reads-its-own-writes", controller.For(configMaps), reconcile,
 				controller.WithWorkers(objects), // a key waiting for its cache holds no other back
@@ -495,7 +496,7 @@ func TestControllerShardedReplicas(t *testing.T) {
 		// has anything left to do.
 		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, controllerBound, true, func(context.Context) (bool, error) {
 			for _, c := range controllers {
-				if !c.Idle() {
+				if r, _ := idle.Of(c); !r.Idle {
 					return false, nil
 				}
 			}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -53,35 +52,6 @@ func TestSharedSourceOption(t *testing.T) {
 	got := [][]string{a.take(), b.take()}
 	if diff := cmp.Diff([][]string{{"team-a/large"}, {"team-a/large"}}, got); diff != "" {
 		t.Errorf("keys reconciled by a and b (-want +got):\n%s", diff)
-	}
-}
-
-// TestIdleDuringRequeueAfter: a reconcile started by RequeueAfter is work:
-// Idle is false while it runs.
-func TestIdleDuringRequeueAfter(t *testing.T) {
-	fake := newFake(t)
-	widgets := generictest.NewInformer[*widget.Widget](fake, generic.WithFieldSelector("metadata.name=large"))
-	inSecond, release := make(chan struct{}), make(chan struct{})
-	var n calls
-	c, err := controller.New("later", controller.For(widgets), func(_ context.Context, key cache.ObjectName) (controller.Result, error) {
-		switch n.add(key) {
-		case 1:
-			return controller.Result{RequeueAfter: time.Millisecond}, nil
-		case 2:
-			close(inSecond)
-			<-release
-		}
-		return controller.Result{}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run(t, c)
-	<-inSecond
-	idle := c.Idle()
-	close(release)
-	if idle {
-		t.Error("Idle() is true while a reconcile runs")
 	}
 }
 
