@@ -11,10 +11,9 @@ import (
 	"github.com/generic-informers/generic"
 )
 
-// Lister helps list resources: client-go's metadatalister.Lister. Every
-// generic.Lister[*metav1.PartialObjectMetadata] is one. Objects returned are
-// shared cache state: read-only. The Listers of this package are safe for
-// concurrent use.
+// Lister helps list resources: client-go's metadatalister.Lister. Objects
+// returned are shared cache state: read-only. The Listers of this package
+// are safe for concurrent use.
 type Lister interface {
 	// List lists all resources in the indexer.
 	List(selector labels.Selector) (ret []*metav1.PartialObjectMetadata, err error)
@@ -24,29 +23,55 @@ type Lister interface {
 	Namespace(namespace string) NamespaceLister
 }
 
-// NamespaceLister helps list and get resources in one namespace:
-// client-go's metadatalister.NamespaceLister, and the generic core's
-// NamespaceLister of *metav1.PartialObjectMetadata.
-type NamespaceLister = generic.NamespaceLister[*metav1.PartialObjectMetadata]
+// NamespaceLister helps list and get resources in one namespace: client-go's
+// metadatalister.NamespaceLister, exactly its methods, so that a
+// NamespaceLister written for client-go (a test double, say) is one. Every
+// generic.NamespaceLister[*metav1.PartialObjectMetadata] is one too, and so is
+// every NamespaceLister this package returns (it also has ByIndex).
+type NamespaceLister interface {
+	// List lists all resources in the indexer for a given namespace.
+	List(selector labels.Selector) (ret []*metav1.PartialObjectMetadata, err error)
+	// Get retrieves a resource from the indexer for a given namespace and name.
+	Get(name string) (*metav1.PartialObjectMetadata, error)
+}
+
+// Every generic NamespaceLister is one of this package's. (lister_test.go
+// checks that this package's are client-go's metadatalister's.)
+var _ NamespaceLister = generic.NamespaceLister[*metav1.PartialObjectMetadata](nil)
 
 // New returns a new Lister over indexer, as metadatalister.New does: Get of
 // a missing object returns an error that satisfies apierrors.IsNotFound and
-// names gvr's GroupResource. The Lister it returns is a
-// generic.Lister[*metav1.PartialObjectMetadata], which also has ByIndex, and
-// which returns an error where client-go's would panic (a nil indexer, a
-// value of another type in it; see generic.NewLister).
+// names gvr's GroupResource. The Lister it returns also has ByIndex, as a
+// generic.Lister[*metav1.PartialObjectMetadata] has, its Namespace returns
+// a generic.NamespaceLister[*metav1.PartialObjectMetadata], which has
+// ByIndex too, and it returns an error where client-go's would panic (a nil
+// indexer, a value of another type in it; see generic.NewLister).
 func New(indexer cache.Indexer, gvr schema.GroupVersionResource) Lister {
-	return generic.NewLister[*metav1.PartialObjectMetadata](indexer, gvr.GroupResource())
+	return lister{generic.NewLister[*metav1.PartialObjectMetadata](indexer, gvr.GroupResource())}
 }
+
+// lister is a generic.Lister as this package's Lister: Namespace returns
+// the generic NamespaceLister as this package's NamespaceLister.
+type lister struct {
+	generic.Lister[*metav1.PartialObjectMetadata]
+}
+
+func (l lister) Namespace(namespace string) NamespaceLister { return l.Lister.Namespace(namespace) }
 
 // NewRuntimeObjectShim returns a new shim for Lister. It wraps Lister so that
 // it implements the cache.GenericLister interface, as
 // metadatalister.NewRuntimeObjectShim does.
 func NewRuntimeObjectShim(lister Lister) cache.GenericLister {
-	if full, ok := lister.(generic.Lister[*metav1.PartialObjectMetadata]); ok {
-		return generic.NewGenericLister(full)
+	return generic.NewGenericLister(genericLister(lister))
+}
+
+// genericLister is l as a generic.Lister: the one New wrapped, or l
+// completed by withoutIndex.
+func genericLister(l Lister) generic.Lister[*metav1.PartialObjectMetadata] {
+	if ours, ok := l.(lister); ok {
+		return ours.Lister
 	}
-	return generic.NewGenericLister[*metav1.PartialObjectMetadata](withoutIndex{lister})
+	return withoutIndex{l}
 }
 
 // withoutIndex completes a Lister written elsewhere (a test double, say)
@@ -56,5 +81,17 @@ type withoutIndex struct{ Lister }
 var errNoIndex = errors.New("metadata: this Lister has no ByIndex")
 
 func (withoutIndex) ByIndex(string, string) ([]*metav1.PartialObjectMetadata, error) {
+	return nil, errNoIndex
+}
+
+func (l withoutIndex) Namespace(namespace string) generic.NamespaceLister[*metav1.PartialObjectMetadata] {
+	return namespaceWithoutIndex{l.Lister.Namespace(namespace)}
+}
+
+// namespaceWithoutIndex completes a NamespaceLister written elsewhere into a
+// generic.NamespaceLister for the shim, which never calls ByIndex.
+type namespaceWithoutIndex struct{ NamespaceLister }
+
+func (namespaceWithoutIndex) ByIndex(string, string) ([]*metav1.PartialObjectMetadata, error) {
 	return nil, errNoIndex
 }

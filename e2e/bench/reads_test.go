@@ -93,11 +93,17 @@ func dropInLister(indexer toolscache.Indexer) genericunstructured.Lister {
 }
 
 // dropInReader reads the drop-in's cache by its Lister, as code moved from
-// dynamiclister does (its ByIndex through the generic Lister it is).
+// dynamiclister does (its ByIndex, which the Lister New returns has).
 func dropInReader(l genericunstructured.Lister) reader {
-	r := genericUnstructuredReader(l.(generic.Lister[*unstructured.Unstructured]))
-	r.name = "generic-unstructured-dropin"
-	return r
+	indexed := l.(interface {
+		ByIndex(indexName, indexedValue string) ([]*unstructured.Unstructured, error)
+	})
+	return reader{
+		name:          "generic-unstructured-dropin",
+		get:           func(ns, name string) int { return one(l.Namespace(ns).Get(name)) },
+		namespaceList: func(ns string, s labels.Selector) int { return count(l.Namespace(ns).List(s)) },
+		byIndex:       func(node string) int { return count(indexed.ByIndex("node", node)) },
+	}
 }
 
 // genericTypedReader reads with the generic Lister of *corev1.Pod, as

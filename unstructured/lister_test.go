@@ -1,0 +1,121 @@
+package unstructured_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apiunstructured "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic/dynamiclister"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/unstructured"
+)
+
+// The drop-in's NamespaceLister has exactly the methods of client-go's
+// (each is the other), and the generic core's is one.
+var (
+	_ dynamiclister.NamespaceLister = unstructured.NamespaceLister(nil)
+	_ unstructured.NamespaceLister  = dynamiclister.NamespaceLister(nil)
+	_ unstructured.NamespaceLister  = generic.NamespaceLister[*apiunstructured.Unstructured](nil)
+)
+
+// byApp indexes an object by its label app.
+func byApp(obj any) ([]string, error) {
+	return []string{obj.(*apiunstructured.Unstructured).GetLabels()["app"]}, nil
+}
+
+// TestNewByIndex reads, through New, an index value whose objects are in
+// two namespaces and were added out of order: New's Lister and the
+// NamespaceListers of its Namespace have the generic core's ByIndex, sorted
+// by namespace, then name; the shim's GenericNamespaceLister reads the same
+// objects.
+func TestNewByIndex(t *testing.T) {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, "app": byApp})
+	for _, key := range [][2]string{{"team-b", "web"}, {"team-a", "web-2"}, {"team-a", "web-10"}, {"team-a", "db"}} {
+		u := &apiunstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		u.SetNamespace(key[0])
+		u.SetName(key[1])
+		u.SetLabels(map[string]string{"app": "web"})
+		if err := indexer.Add(u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lister := unstructured.New(indexer, configMapsGVR)
+	indexed, ok := lister.(interface {
+		ByIndex(indexName, indexedValue string) ([]*apiunstructured.Unstructured, error)
+	})
+	if !ok {
+		t.Fatalf("New's Lister, a %T, has no ByIndex", lister)
+	}
+	namespaced := func(ns string) generic.NamespaceLister[*apiunstructured.Unstructured] {
+		nl, ok := lister.Namespace(ns).(generic.NamespaceLister[*apiunstructured.Unstructured])
+		if !ok {
+			t.Fatalf("New's Namespace(%q) is a %T, not a generic.NamespaceLister", ns, lister.Namespace(ns))
+		}
+		return nl
+	}
+	tests := []struct {
+		name string
+		read func() ([]*apiunstructured.Unstructured, error)
+		want []string
+		// wantErr: an error and no object are wanted.
+		wantErr bool
+	}{{
+		name: "Lister ByIndex",
+		read: func() ([]*apiunstructured.Unstructured, error) { return indexed.ByIndex("app", "web") },
+		want: []string{"team-a/db", "team-a/web-10", "team-a/web-2", "team-b/web"},
+	}, {
+		name: "NamespaceLister ByIndex",
+		read: func() ([]*apiunstructured.Unstructured, error) { return namespaced("team-a").ByIndex("app", "web") },
+		want: []string{"team-a/db", "team-a/web-10", "team-a/web-2"},
+	}, {
+		name: "NamespaceLister ByIndex of another namespace",
+		read: func() ([]*apiunstructured.Unstructured, error) { return namespaced("team-b").ByIndex("app", "web") },
+		want: []string{"team-b/web"},
+	}, {
+		name: "NamespaceLister ByIndex of a value no object has",
+		read: func() ([]*apiunstructured.Unstructured, error) { return namespaced("team-b").ByIndex("app", "db") },
+		want: []string{},
+	}, {
+		name: "NamespaceLister ByIndex of an unknown index",
+		read: func() ([]*apiunstructured.Unstructured, error) {
+			return namespaced("team-a").ByIndex("no-such-index", "web")
+		},
+		wantErr: true,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 5 {
+				got, err := tc.read()
+				if (err != nil) != tc.wantErr {
+					t.Fatalf("error = %v, want error: %v", err, tc.wantErr)
+				}
+				if tc.wantErr {
+					if got != nil {
+						t.Errorf("got %d objects with the error, want none", len(got))
+					}
+					return
+				}
+				keys := make([]string, 0, len(got))
+				for _, u := range got {
+					keys = append(keys, u.GetNamespace()+"/"+u.GetName())
+				}
+				if diff := cmp.Diff(tc.want, keys); diff != "" {
+					t.Fatalf("keys, in order (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+	var shim cache.GenericNamespaceLister = unstructured.NewRuntimeObjectShim(lister).ByNamespace("team-b")
+	objs, err := shim.List(labels.Everything())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(1, len(objs)); diff != "" {
+		t.Errorf("the shim's team-b objects (-want +got):\n%s", diff)
+	}
+}
