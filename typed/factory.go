@@ -213,7 +213,10 @@ func (f *Factory) Statuses() map[schema.GroupVersionResource]generic.Status {
 }
 
 // Shutdown stops every informer and returns when all their goroutines have
-// ended. After Shutdown, Start does nothing.
+// ended. After Shutdown, Start does nothing. It must not be called from a
+// callback of the factory's informers, which it waits for; see
+// generic.Factory.Shutdown, whose rule and report
+// (generic.ErrShutdownWaitsOnCallback) are each kind's.
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shuttingDown = true
