@@ -276,6 +276,7 @@ func (i *informer[T]) Status() Status {
 		s.State = Synced
 	}
 	s.Shard = i.shard.describe()
+	s.CurrentShard, _ = i.shard.shard()
 	s.ShardFilteredByClient = i.chain.FilteredOnClient()
 	if i.selection.fields != nil {
 		s.FieldSelector = i.selection.fields.String()

@@ -164,11 +164,12 @@ func TestShardsPartitionTheObjects(t *testing.T) {
 						t.Errorf("replica %d holds %d objects, want %d ± 25%%", i, size, fair)
 					}
 					got := r.informer.Status()
-					want := generic.Status{Shard: fmt.Sprintf("%d/%d", i, count), ShardFilteredByClient: !honours && count > 1}
+					want := generic.Status{Shard: fmt.Sprintf("%d/%d", i, count), ShardFilteredByClient: !honours && count > 1,
+						CurrentShard: generic.Shard{Index: i, Count: count}}
 					if count == 1 {
 						want.Shard = ""
 					}
-					if diff := cmp.Diff(want, generic.Status{Shard: got.Shard, ShardFilteredByClient: got.ShardFilteredByClient}); diff != "" {
+					if diff := cmp.Diff(want, generic.Status{Shard: got.Shard, ShardFilteredByClient: got.ShardFilteredByClient, CurrentShard: got.CurrentShard}); diff != "" {
 						t.Errorf("replica %d Status (-want +got):\n%s", i, diff)
 					}
 				}

@@ -84,6 +84,14 @@ type Status struct {
 	// a reshard is under way, "current+next". "" when it holds every
 	// object.
 	Shard string
+	// CurrentShard is the shard the informer selects, as a value: Count
+	// 1 when it selects every object (zero in a StateHandler's Status,
+	// whose Shard is ""), above 1 when its cache holds only part of the
+	// objects. While a reshard is under way it is the shard before
+	// ("current" of Shard's "current+next"): the cache holds at least
+	// its objects. Read it, not Shard, to tell whether the informer is
+	// sharded (package controller does).
+	CurrentShard Shard
 	// ShardFilteredByClient is true once the server was seen to ignore
 	// the ShardSelector (no ShardedListAndWatch feature gate): the
 	// informer receives every object and keeps its shard's.

@@ -65,30 +65,10 @@ type Controller struct {
 	// initial list.
 	synced bool
 	queue  workqueue.TypedRateLimitingInterface[cache.ObjectName]
-	// added counts, per key, the adds of the handlers since the key was
-	// last reconciled with none in between; a key is in it from its add
-	// until the reconcile that follows returns.
-	added map[cache.ObjectName]int
-	// retrying holds the keys whose last reconcile failed or asked to be
-	// requeued with rate limiting, until one succeeds.
-	retrying map[cache.ObjectName]bool
-	// later holds the timers of RequeueAfter: when one fires, its key is
-	// added as the handlers add keys (counted in added).
-	later map[cache.ObjectName]*time.Timer
+	// keys holds what the controller holds of each key (keystate.go).
+	keys map[cache.ObjectName]*keyState
 	// delays counts consistency delays (WithQueueMetrics); made by Run.
 	delays delayMetrics
-	// lastKnown holds, under a membership, the primary's last state an
-	// event brought for each key queued; reconciling holds the cancel
-	// of each reconcile in progress and the state of its primary
-	// (ownership.go).
-	lastKnown   map[cache.ObjectName]runtime.Object
-	reconciling map[cache.ObjectName]inProgress
-	// active holds the keys a worker has taken, with what it is doing
-	// with each; causes holds why each key still to do is (the last
-	// reconcile's error, a delay, a requeue), until one succeeds. Both
-	// are for the test kit's idle report (idle.go).
-	active map[cache.ObjectName]activity
-	causes map[cache.ObjectName]string
 }
 
 // New makes a Controller named name (the name of its workqueue in metrics
@@ -116,9 +96,7 @@ func New(name string, primary Primary, reconcile Reconciler, opts ...Option) (*C
 		}
 	}
 	c := &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
-		retrying: map[cache.ObjectName]bool{}, later: map[cache.ObjectName]*time.Timer{}, added: map[cache.ObjectName]int{},
-		lastKnown: map[cache.ObjectName]runtime.Object{}, reconciling: map[cache.ObjectName]inProgress{},
-		active: map[cache.ObjectName]activity{}, causes: map[cache.ObjectName]string{}}
+		keys: map[cache.ObjectName]*keyState{}}
 	c.writes = newWriteLog(c.cachedUID)
 	return c, nil
 }
@@ -173,28 +151,33 @@ func (c *Controller) Run(ctx context.Context) error {
 func (c *Controller) requeueAfter(queue workqueue.TypedRateLimitingInterface[cache.ObjectName], key cache.ObjectName, d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t := c.later[key]; t != nil {
-		t.Stop()
+	s := c.state(key)
+	if s.later != nil {
+		s.later.Stop()
 	}
 	var t *time.Timer
 	t = time.AfterFunc(d, func() {
 		c.mu.Lock()
-		if c.later[key] == t {
-			delete(c.later, key)
+		s := c.state(key)
+		if s.later == t {
+			s.later = nil
 		}
-		c.causes[key] = fmt.Sprintf("requeued after %v (Result.RequeueAfter)", d)
+		s.cause = fmt.Sprintf("requeued after %v (Result.RequeueAfter)", d)
 		c.mu.Unlock()
 		c.add(queue, key)
 	})
-	c.later[key] = t
+	s.later = t
 }
 
 func (c *Controller) stopTimers() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for key, t := range c.later {
-		t.Stop()
-		delete(c.later, key)
+	for key, s := range c.keys {
+		if s.later != nil {
+			s.later.Stop()
+			s.later = nil
+			c.release(key)
+		}
 	}
 }
 
@@ -289,9 +272,10 @@ func (c *Controller) add(queue workqueue.TypedRateLimitingInterface[cache.Object
 func (c *Controller) addPrimary(queue workqueue.TypedRateLimitingInterface[cache.ObjectName], key cache.ObjectName, obj runtime.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.added[key]++
+	s := c.state(key)
+	s.added++
 	if obj != nil && c.member() {
-		c.lastKnown[key] = obj
+		s.lastKnown = obj
 	}
 	queue.Add(key)
 }

@@ -14,3 +14,10 @@ func PendingWrites(c *Controller, key cache.ObjectName) int {
 
 // IdleReport is what generictest's WaitIdle sees of c.
 func IdleReport(c *Controller) idle.Report { return c.idleReport() }
+
+// Records returns how many keys c holds a record of (keystate.go).
+func Records(c *Controller) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.keys)
+}

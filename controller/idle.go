@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/client-go/tools/cache"
-
 	"github.com/generic-informers/generic/internal/idle"
 )
 
@@ -54,23 +52,16 @@ func (c *Controller) idleReport() idle.Report {
 		return idle.Report{NotRunning: fmt.Sprintf("controller %s is starting: its handlers have not received their informers' initial lists", c.name)}
 	}
 	r := idle.Report{Queued: c.queue.Len()}
-	keys := map[cache.ObjectName]bool{}
-	for key := range c.added {
-		keys[key] = true
-	}
-	for key := range c.retrying {
-		keys[key] = true
-	}
-	for key := range c.active {
-		keys[key] = true
-	}
 	now := time.Now()
-	for key := range keys {
-		b := idle.Busy{Key: key.String(), Cause: c.causes[key]}
-		switch a, ok := c.active[key]; {
-		case ok:
-			b.State = fmt.Sprintf("%s for %v", a.doing, now.Sub(a.since).Round(time.Millisecond))
-		case c.added[key] > 0:
+	for key, s := range c.keys {
+		if s.added == 0 && !s.retrying && s.active == nil {
+			continue
+		}
+		b := idle.Busy{Key: key.String(), Cause: s.cause}
+		switch {
+		case s.active != nil:
+			b.State = fmt.Sprintf("%s for %v", s.active.doing, now.Sub(s.active.since).Round(time.Millisecond))
+		case s.added > 0:
 			b.State = "queued"
 		default:
 			b.State = "waiting to be retried with the rate limiter's backoff"

@@ -56,22 +56,25 @@ func (c *Controller) beginReconcile(ctx context.Context, key cache.ObjectName) (
 	obj, cached := c.primary.cached(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	s := c.state(key)
 	if !cached {
-		obj = c.lastKnown[key]
+		obj = s.lastKnown
 	}
-	delete(c.lastKnown, key)
+	s.lastKnown = nil
 	ownership := c.primary.ownership()
 	if !owns(ownership, obj) {
+		c.release(key)
 		return nil, nil, false
 	}
 	// Read and recorded under c.mu, as cancelNotOwned reads the record:
 	// a change of ownership after the read finds this reconcile.
 	reconcileCtx, cancel := context.WithCancel(ctx)
-	c.reconciling[key] = inProgress{cancel: cancel, obj: obj}
+	s.reconciling = &inProgress{cancel: cancel, obj: obj}
 	return reconcileCtx, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		delete(c.reconciling, key)
+		c.state(key).reconciling = nil
+		c.release(key)
 		cancel()
 	}, true
 }
@@ -104,8 +107,8 @@ func (c *Controller) followOwnership(ctx context.Context, queue workqueue.TypedR
 func (c *Controller) cancelNotOwned(ownership generic.Ownership) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, r := range c.reconciling {
-		if !owns(ownership, r.obj) {
+	for _, s := range c.keys {
+		if r := s.reconciling; r != nil && !owns(ownership, r.obj) {
 			r.cancel()
 		}
 	}

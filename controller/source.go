@@ -47,7 +47,10 @@ type Primary struct {
 	// holds one; all returns every object it holds.
 	cached func(key cache.ObjectName) (runtime.Object, bool)
 	all    func() []runtime.Object
-	// sharded reports whether the primary's informer holds one shard.
+	// sharded reports whether the primary's informer selects one shard
+	// of several (generic.Status.CurrentShard), so that a primary it does
+	// not hold may be another replica's. It is read at each event: a
+	// reshard or a membership changes it.
 	sharded func() bool
 	// ownership is what the replica owns of the primary's objects
 	// (generic.Informer.Ownership); member whether its factory has a
@@ -85,7 +88,7 @@ func For[T generic.Object](informer generic.Informer[T], predicates ...Predicate
 			}
 			return objs
 		},
-		sharded:   func() bool { return informer.Status().Shard != "" },
+		sharded:   func() bool { return informer.Status().CurrentShard.Count > 1 },
 		ownership: informer.Ownership,
 		member:    informer.Ownership().Changed != nil,
 	}

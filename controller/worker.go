@@ -40,15 +40,16 @@ func (c *Controller) work(ctx context.Context, queue workqueue.TypedRateLimiting
 func (c *Controller) take(key cache.ObjectName) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.active[key] = activity{doing: taken, since: time.Now()}
-	return c.added[key]
+	s := c.state(key)
+	s.active = &activity{doing: taken, since: time.Now()}
+	return s.added
 }
 
 // doing records what the worker that took key does with it now.
 func (c *Controller) doing(key cache.ObjectName, doing string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.active[key] = activity{doing: doing, since: time.Now()}
+	c.state(key).active = &activity{doing: doing, since: time.Now()}
 }
 
 // reconciled forgets key's adds, unless one came since the reconcile took
@@ -56,10 +57,12 @@ func (c *Controller) doing(key cache.ObjectName, doing string) {
 func (c *Controller) reconciled(key cache.ObjectName, adds int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.added[key] == adds {
-		delete(c.added, key)
+	s := c.state(key)
+	if s.added == adds {
+		s.added = 0
 	}
-	delete(c.active, key)
+	s.active = nil
+	c.release(key)
 }
 
 // setRetrying records whether key waits to be retried with backoff, and
@@ -67,13 +70,13 @@ func (c *Controller) reconciled(key cache.ObjectName, adds int) {
 func (c *Controller) setRetrying(key cache.ObjectName, retrying bool, cause string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	s := c.state(key)
+	s.retrying = retrying
+	s.cause = ""
 	if retrying {
-		c.retrying[key] = true
-		c.causes[key] = cause
-	} else {
-		delete(c.retrying, key)
-		delete(c.causes, key)
+		s.cause = cause
 	}
+	c.release(key)
 }
 
 // process reconciles key once its caches have caught up with its writes,
