@@ -130,11 +130,10 @@ func (m *member) waitToJoin(ctx context.Context) error {
 }
 
 // widen is the runner's Widen hook: the factories' informers select the
-// union of what they select and shard, and it returns once their caches
-// hold it. At the first, they select shard alone (they held nothing) and
+// union of what they select and next, and it returns once their caches
+// hold it. At the first, they select next alone (they held nothing) and
 // start.
-func (m *member) widen(ctx context.Context, shard membership.Shard) error {
-	next := shardsel.Range{Index: shard.Index, Count: shard.Count}
+func (m *member) widen(ctx context.Context, next shardsel.Range) error {
 	m.mu.Lock()
 	first := !m.joined
 	var generation uint64
@@ -162,8 +161,8 @@ func (m *member) widen(ctx context.Context, shard membership.Shard) error {
 
 // narrow is the runner's Narrow hook: the factories' informers select
 // shard alone, and it returns once their caches hold it.
-func (m *member) narrow(ctx context.Context, shard membership.Shard) error {
-	generation := m.shard.state.Narrow(shardsel.Range{Index: shard.Index, Count: shard.Count})
+func (m *member) narrow(ctx context.Context, shard shardsel.Range) error {
+	generation := m.shard.state.Narrow(shard)
 	m.mu.Lock()
 	factories := slices.Clone(m.factories)
 	m.mu.Unlock()
@@ -190,7 +189,7 @@ func (m *member) status() MembershipStatus {
 	r := m.runner.Status()
 	s.Members = slices.Clone([]string(r.View))
 	if len(r.View) > 0 {
-		s.Shard = Shard{Index: r.Shard.Index, Count: r.Shard.Count}
+		s.Shard = shardOf(r.Shard)
 	}
 	s.Owned = r.Owned.String()
 	s.Owns, s.Phase = r.Owns, string(r.Announced.Phase)

@@ -1,14 +1,13 @@
 package generic
 
 import (
-	"fmt"
-	"math"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/sharding"
 
 	"github.com/generic-informers/generic/internal/membership"
+	"github.com/generic-informers/generic/internal/shardsel"
 )
 
 // Ownership is which of an informer's objects this replica's controllers
@@ -110,9 +109,5 @@ func (w *owner) ownership(key ShardKey) Ownership {
 // rangeOf is the ShardSelector requirement of the hashes of interval i,
 // which is not empty.
 func rangeOf(key string, i membership.Interval) sharding.ShardRangeRequirement {
-	end := "0x10000000000000000"
-	if i.Last != math.MaxUint64 {
-		end = fmt.Sprintf("0x%016x", i.Last+1)
-	}
-	return sharding.ShardRangeRequirement{Key: key, Start: fmt.Sprintf("0x%016x", i.Lo), End: end}
+	return sharding.ShardRangeRequirement{Key: key, Start: shardsel.Hex(i.Lo), End: shardsel.HexAfter(i.Last)}
 }

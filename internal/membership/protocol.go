@@ -1,5 +1,7 @@
 package membership
 
+import "github.com/generic-informers/generic/internal/shardsel"
+
 // Phase is how far a replica has moved to the view it announces.
 type Phase string
 
@@ -73,7 +75,7 @@ type Step struct {
 	// View is the view it moves to, and Shard its shard of it (Widen,
 	// Narrow, Own).
 	View  View
-	Shard Shard
+	Shard shardsel.Range
 	// Announce is what it announces once the step is done (Widen,
 	// Narrow).
 	Announce Announcement

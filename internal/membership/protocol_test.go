@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/generic-informers/generic/internal/shardsel"
 )
 
 // TestNext: each step of the protocol, from what a replica sees.
@@ -16,7 +18,7 @@ func TestNext(t *testing.T) {
 	leaving := func(a Announcement) Announcement { a.Leaving = true; return a }
 	type got struct {
 		Action   Action
-		Shard    Shard
+		Shard    shardsel.Range
 		Announce Announcement
 	}
 	tests := []struct {
@@ -29,29 +31,29 @@ func TestNext(t *testing.T) {
 		{"its own Lease not live", "a", []Member{{"b", narrowed(two)}}, State{Announced: narrowed(two), Owns: true},
 			got{Action: StepDown}},
 		{"the first replica", "a", []Member{{"a", Announcement{}}}, State{},
-			got{Action: Widen, Shard: Shard{0, 1}, Announce: widened(one)}},
+			got{Action: Widen, Shard: shardsel.Range{Index: 0, Count: 1}, Announce: widened(one)}},
 		{"alone, widened", "a", []Member{{"a", widened(one)}}, State{Announced: widened(one)},
-			got{Action: Narrow, Shard: Shard{0, 1}, Announce: narrowed(one)}},
+			got{Action: Narrow, Shard: shardsel.Range{Index: 0, Count: 1}, Announce: narrowed(one)}},
 		{"alone, narrowed", "a", []Member{{"a", narrowed(one)}}, State{Announced: narrowed(one)},
-			got{Action: Own, Shard: Shard{0, 1}}},
+			got{Action: Own, Shard: shardsel.Range{Index: 0, Count: 1}}},
 		{"alone, owning", "a", []Member{{"a", narrowed(one)}}, State{Announced: narrowed(one), Owns: true},
-			got{Action: Wait, Shard: Shard{0, 1}}},
+			got{Action: Wait, Shard: shardsel.Range{Index: 0, Count: 1}}},
 		{"a replica joins", "a", []Member{{"a", narrowed(one)}, {"b", Announcement{}}}, State{Announced: narrowed(one), Owns: true},
-			got{Action: Widen, Shard: Shard{0, 2}, Announce: widened(two)}},
+			got{Action: Widen, Shard: shardsel.Range{Index: 0, Count: 2}, Announce: widened(two)}},
 		{"the joiner is second by identity", "b", []Member{{"a", narrowed(one)}, {"b", Announcement{}}}, State{},
-			got{Action: Widen, Shard: Shard{1, 2}, Announce: widened(two)}},
+			got{Action: Widen, Shard: shardsel.Range{Index: 1, Count: 2}, Announce: widened(two)}},
 		{"widened, waiting for the others", "a", []Member{{"a", widened(two)}, {"b", Announcement{}}}, State{Announced: widened(two)},
-			got{Action: Wait, Shard: Shard{0, 2}}},
+			got{Action: Wait, Shard: shardsel.Range{Index: 0, Count: 2}}},
 		{"widened, the others narrowed already", "a", []Member{{"a", widened(two)}, {"b", narrowed(two)}}, State{Announced: widened(two)},
-			got{Action: Narrow, Shard: Shard{0, 2}, Announce: narrowed(two)}},
+			got{Action: Narrow, Shard: shardsel.Range{Index: 0, Count: 2}, Announce: narrowed(two)}},
 		{"narrowed, waiting for the others to narrow", "a", []Member{{"a", narrowed(two)}, {"b", widened(two)}}, State{Announced: narrowed(two)},
-			got{Action: Wait, Shard: Shard{0, 2}}},
+			got{Action: Wait, Shard: shardsel.Range{Index: 0, Count: 2}}},
 		{"its own announcement counts, not the Lease's as read", "a", []Member{{"a", widened(two)}, {"b", narrowed(two)}}, State{Announced: narrowed(two)},
-			got{Action: Own, Shard: Shard{0, 2}}},
+			got{Action: Own, Shard: shardsel.Range{Index: 0, Count: 2}}},
 		{"a member announces another view", "a", []Member{{"a", widened(two)}, {"b", widened(three)}}, State{Announced: widened(two)},
-			got{Action: Wait, Shard: Shard{0, 2}}},
+			got{Action: Wait, Shard: shardsel.Range{Index: 0, Count: 2}}},
 		{"a member leaves", "a", []Member{{"a", narrowed(three)}, {"b", leaving(narrowed(three))}, {"c", narrowed(three)}}, State{Announced: narrowed(three), Owns: true},
-			got{Action: Widen, Shard: Shard{0, 2}, Announce: widened(ViewOf([]string{"a", "c"}))}},
+			got{Action: Widen, Shard: shardsel.Range{Index: 0, Count: 2}, Announce: widened(ViewOf([]string{"a", "c"}))}},
 		{"leaving, the others not narrowed yet", "b", []Member{{"a", widened(ViewOf([]string{"a", "c"}))}, {"b", narrowed(three)}, {"c", narrowed(three)}}, State{Announced: leaving(narrowed(three))},
 			got{Action: Wait}},
 		{"leaving, the others narrowed", "b", []Member{{"a", narrowed(ViewOf([]string{"a", "c"}))}, {"b", narrowed(three)}, {"c", narrowed(ViewOf([]string{"a", "c"}))}}, State{Announced: leaving(narrowed(three))},
@@ -76,13 +78,13 @@ func TestShardIntervals(t *testing.T) {
 	var wrong []string
 	for n := 1; n <= 7; n++ {
 		for i := range n {
-			got := Shard{Index: i, Count: n}.Interval()
+			got := IntervalOf(shardsel.Range{Index: i, Count: n})
 			want := Interval{Lo: boundOf(i, n), Last: boundOf(i+1, n) - 1}
 			if i == n-1 {
 				want.Last = math.MaxUint64
 			}
 			if got != want {
-				wrong = append(wrong, Shard{i, n}.String()+": "+got.String()+", want "+want.String())
+				wrong = append(wrong, shardsel.Range{Index: i, Count: n}.String()+": "+got.String()+", want "+want.String())
 			}
 		}
 	}

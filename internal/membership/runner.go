@@ -12,6 +12,8 @@ import (
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/generic-informers/generic/internal/shardsel"
 )
 
 // Config is a replica's membership.
@@ -57,9 +59,9 @@ func (c Config) Validate() error {
 type Hooks struct {
 	// Widen makes the informers cache the union of what they cache and
 	// shard, and returns once their caches hold it.
-	Widen func(ctx context.Context, shard Shard) error
+	Widen func(ctx context.Context, shard shardsel.Range) error
 	// Narrow makes them cache shard alone, and returns once they do.
-	Narrow func(ctx context.Context, shard Shard) error
+	Narrow func(ctx context.Context, shard shardsel.Range) error
 	// Own sets the hashes the replica's controllers own: none (Empty)
 	// when it steps down or leaves.
 	Own func(owned Interval)
@@ -73,7 +75,7 @@ type Status struct {
 	// View is the membership it moves to; Shard its shard of it (zero
 	// while it leaves: it is not in View).
 	View  View
-	Shard Shard
+	Shard shardsel.Range
 	// Announced is what its Lease says; Owns whether it owns its whole
 	// shard.
 	Announced Announcement
@@ -120,7 +122,7 @@ type Runner struct {
 // progress is what a Runner's Status says besides its State.
 type progress struct {
 	view        View
-	shard       Shard
+	shard       shardsel.Range
 	owned       Interval
 	lastReshard time.Time
 	steppedDown bool
@@ -296,7 +298,7 @@ func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
 		// handlers as deletes, which a controller must not take for
 		// deletes of objects it still owns.
 		r.own(func() (Interval, bool) {
-			return r.progress.owned.Intersect(step.Shard.Interval()), true
+			return r.progress.owned.Intersect(IntervalOf(step.Shard)), true
 		})
 		if err := r.hooks.Narrow(ctx, step.Shard); err != nil {
 			return false, err
@@ -310,7 +312,7 @@ func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
 				return Interval{}, false
 			}
 			r.state.Owns = true
-			return step.Shard.Interval(), true
+			return IntervalOf(step.Shard), true
 		})
 		if !owned {
 			return false, nil

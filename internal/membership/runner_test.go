@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/generic-informers/generic/internal/shardsel"
 )
 
 // replicas are Runners over one fake API server's Leases, with hooks that
@@ -71,18 +73,18 @@ func (rs *replicas) startLeaving(id string, leave time.Duration) {
 	}
 	var runner *Runner
 	runner = NewRunner(config, Hooks{
-		Widen: func(_ context.Context, s Shard) error {
-			rs.record(func() { rs.cache[id] = append(rs.cache[id], s.Interval()) })
+		Widen: func(_ context.Context, s shardsel.Range) error {
+			rs.record(func() { rs.cache[id] = append(rs.cache[id], IntervalOf(s)) })
 			return nil
 		},
-		Narrow: func(_ context.Context, s Shard) error {
+		Narrow: func(_ context.Context, s shardsel.Range) error {
 			rs.record(func() {
 				// The objects that leave the cache reach the handlers as
 				// deletes: none may be of an object still owned.
-				if owned := rs.owned[id]; owned.Intersect(s.Interval()) != owned {
+				if owned := rs.owned[id]; owned.Intersect(IntervalOf(s)) != owned {
 					rs.violations = append(rs.violations, fmt.Sprintf("%s narrowed to %v owning %v", id, s, owned))
 				}
-				rs.cache[id] = []Interval{s.Interval()}
+				rs.cache[id] = []Interval{IntervalOf(s)}
 			})
 			return nil
 		},
@@ -179,7 +181,7 @@ func (rs *replicas) unsettled(ids []string) []string {
 	for _, id := range ids {
 		shard, _ := view.ShardOf(id)
 		status := rs.running[id].runner.Status()
-		if !slices.Equal(rs.cache[id], []Interval{shard.Interval()}) || rs.owned[id] != shard.Interval() || !status.Owns || status.Shard != shard {
+		if !slices.Equal(rs.cache[id], []Interval{IntervalOf(shard)}) || rs.owned[id] != IntervalOf(shard) || !status.Owns || status.Shard != shard {
 			wrong = append(wrong, fmt.Sprintf("%s (shard %v): caches %v, owns %v, status %+v", id, shard, rs.cache[id], rs.owned[id], status))
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/generic-informers/generic/internal/shardsel"
 )
 
 // The simulation runs replicas of a controller against a model of their
@@ -127,14 +129,14 @@ func (c *cluster) step(r *replica) bool {
 		r.owned = Interval{Empty: true}
 		return true
 	case Widen:
-		r.cache = append(r.cache, s.Shard.Interval())
+		r.cache = append(r.cache, IntervalOf(s.Shard))
 		r.state = State{Announced: s.Announce}
 	case Narrow:
-		r.cache = []Interval{s.Shard.Interval()}
-		r.owned = r.owned.Intersect(s.Shard.Interval())
+		r.cache = []Interval{IntervalOf(s.Shard)}
+		r.owned = r.owned.Intersect(IntervalOf(s.Shard))
 		r.state = State{Announced: s.Announce}
 	case Own:
-		r.owned = s.Shard.Interval()
+		r.owned = IntervalOf(s.Shard)
 		r.state.Owns = true
 	case Release:
 		r.cache, r.released = nil, true
@@ -207,7 +209,7 @@ func (c *cluster) settled() []string {
 			}
 		default:
 			shard, _ := view.ShardOf(r.id)
-			want := shard.Interval()
+			want := IntervalOf(shard)
 			if !slices.Equal(r.cache, []Interval{want}) || r.owned != want {
 				wrong = append(wrong, fmt.Sprintf("%s (shard %v) caches %v, owns %v", r.id, shard, r.cache, r.owned))
 			}
@@ -318,7 +320,7 @@ func sampleHashes() []uint64 {
 	var hs []uint64
 	for n := 1; n <= 6; n++ {
 		for i := range n {
-			iv := Shard{Index: i, Count: n}.Interval()
+			iv := IntervalOf(shardsel.Range{Index: i, Count: n})
 			hs = append(hs, iv.Lo, iv.Last)
 		}
 	}

@@ -3,31 +3,13 @@ package membership
 import (
 	"fmt"
 	"hash/fnv"
-	"math/bits"
 	"slices"
+
+	"github.com/generic-informers/generic/internal/shardsel"
 )
 
-// Shard is range Index of Count contiguous, equal ranges of the 64-bit
-// hash space of the shard key: [Index·2^64/Count, (Index+1)·2^64/Count),
-// rounded down, as the root package's Shard.
-type Shard struct{ Index, Count int }
-
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
-// Interval returns the hashes of s.
-func (s Shard) Interval() Interval {
-	return Interval{Lo: bound(s.Index, s.Count), Last: bound(s.Index+1, s.Count) - 1}
-}
-
-// bound is i·2^64/n, rounded down; 0 for i = n, which Interval reads as
-// 2^64 (the end of the hash space) less one.
-func bound(i, n int) uint64 {
-	if i >= n {
-		return 0
-	}
-	quotient, _ := bits.Div64(uint64(i), 0, uint64(n))
-	return quotient
-}
+// IntervalOf returns the hashes of shard r (internal/shardsel's bounds).
+func IntervalOf(r shardsel.Range) Interval { return Interval{Lo: r.First(), Last: r.Last()} }
 
 // Interval is the hashes Lo to Last, both in; the zero Interval with Empty
 // is none.
@@ -67,12 +49,12 @@ func ViewOf(identities []string) View {
 }
 
 // ShardOf returns the shard of identity in v, false if v does not hold it.
-func (v View) ShardOf(identity string) (Shard, bool) {
+func (v View) ShardOf(identity string) (shardsel.Range, bool) {
 	i, ok := slices.BinarySearch(v, identity)
 	if !ok {
-		return Shard{}, false
+		return shardsel.Range{}, false
 	}
-	return Shard{Index: i, Count: len(v)}, true
+	return shardsel.Range{Index: i, Count: len(v)}, true
 }
 
 // Fingerprint names v in an Announcement: its count, and the 64-bit

@@ -5,12 +5,19 @@
 // and the next one before it narrows to the next one alone, so that no
 // object is ever left out of every replica's cache.
 //
-// It imports nothing of this module. The list/watch chain reads the
-// selection through State.Selection, a hook the root package hands it.
+// It is also the module's one vocabulary of shards: the index/count type
+// (Range) and the bound arithmetic of the hash space (Bound, and its hex
+// form as the ShardSelector writes it). The root package, which keeps the
+// public Shard, and internal/membership use them rather than their own.
+// So it is a leaf: it imports nothing of this module, and it is the one
+// package of the module that other internal packages may import
+// (docs/architecture.md). The list/watch chain reads the selection
+// through State.Selection, a hook the root package hands it.
 package shardsel
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -30,20 +37,54 @@ func (r Range) String() string { return fmt.Sprintf("%d/%d", r.Index, r.Count) }
 // all reports whether the range holds every object.
 func (r Range) all() bool { return r.Count <= 1 }
 
+// First returns the first hash of r: Bound(Index, Count).
+func (r Range) First() uint64 { return Bound(r.Index, r.Count) }
+
+// Last returns the last hash of r, which is in r: one less than the first
+// of the next range, and 2^64-1 for the last range of a count.
+func (r Range) Last() uint64 { return Bound(r.Index+1, r.Count) - 1 }
+
 // requirement is the range of key's hash space.
 func (r Range) requirement(key string) sharding.ShardRangeRequirement {
-	return sharding.ShardRangeRequirement{Key: key, Start: Bound(r.Index, r.Count), End: Bound(r.Index+1, r.Count)}
+	return sharding.ShardRangeRequirement{Key: key, Start: HexBound(r.Index, r.Count), End: HexBound(r.Index+1, r.Count)}
 }
 
-// Bound is the lower bound of range i of n, as the ShardSelector writes
-// it: i·2^64/n, rounded down, in 16 lowercase hex digits with a 0x
-// prefix; 2^64 (0x10000000000000000) for i = n.
-func Bound(i, n int) string {
+// end is 2^64, the end of the hash space, as the ShardSelector writes it.
+const end = "0x10000000000000000"
+
+// Bound is the lower bound of range i of n, for 0 <= i <= n: i·2^64/n,
+// rounded down, modulo 2^64, so 0 for i = n (2^64, the end of the hash
+// space; Range.Last reads it so). HexBound writes it as the ShardSelector
+// does.
+func Bound(i, n int) uint64 {
 	if i >= n {
-		return "0x10000000000000000"
+		return 0
 	}
 	quotient, _ := bits.Div64(uint64(i), 0, uint64(n)) // (i·2^64)/n; i < n, so it fits
-	return fmt.Sprintf("0x%016x", quotient)
+	return quotient
+}
+
+// HexBound is Bound as the ShardSelector writes it: 16 lowercase hex
+// digits with a 0x prefix; 2^64 (0x10000000000000000) for i = n.
+func HexBound(i, n int) string {
+	if i >= n {
+		return end
+	}
+	return Hex(Bound(i, n))
+}
+
+// Hex writes hash h as the ShardSelector writes a bound: 16 lowercase hex
+// digits with a 0x prefix.
+func Hex(h uint64) string { return fmt.Sprintf("0x%016x", h) }
+
+// HexAfter writes the bound just past hash last, the end of a range whose
+// last hash is last: Hex(last+1), or 2^64 (0x10000000000000000) for
+// last = 2^64-1.
+func HexAfter(last uint64) string {
+	if last == math.MaxUint64 {
+		return end
+	}
+	return Hex(last + 1)
 }
 
 // State is the range the informers that share it select, and how it

@@ -2,6 +2,9 @@ package shardsel
 
 import (
 	"fmt"
+	"math"
+	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,7 +17,7 @@ import (
 func TestShardBoundsCoverTheHashSpace(t *testing.T) {
 	for _, count := range []int{1, 2, 3, 4, 5, 7, 10, 16, 100, 1000} {
 		t.Run(fmt.Sprint(count), func(t *testing.T) {
-			if diff := cmp.Diff([2]string{"0x0000000000000000", "0x10000000000000000"}, [2]string{Bound(0, count), Bound(count, count)}); diff != "" {
+			if diff := cmp.Diff([2]string{"0x0000000000000000", "0x10000000000000000"}, [2]string{HexBound(0, count), HexBound(count, count)}); diff != "" {
 				t.Errorf("first and last bounds (-want +got):\n%s", diff)
 			}
 			for i := range count {
@@ -28,6 +31,70 @@ func TestShardBoundsCoverTheHashSpace(t *testing.T) {
 				if len(r.Start) != 18 || (len(r.End) != 18 && r.End != "0x10000000000000000") {
 					t.Errorf("range %d is not written in 16 hex digits: [%s, %s)", i, r.Start, r.End)
 				}
+			}
+		})
+	}
+}
+
+// TestBoundForms checks, for several counts n and indexes i (the first,
+// the middle and the last range, and i = n, the end of the hash space),
+// that the uint64 bound and its hex form agree with each other and with
+// i·2^64/n computed with big integers, and that Hex, HexAfter and the
+// first and last hashes of a Range write the same bounds.
+func TestBoundForms(t *testing.T) {
+	// forms are the bound in each form: Bound, HexBound, Hex of Bound
+	// (for i < n), HexAfter the last hash of range i-1 (for i > 0), and
+	// the first hash of range i (for i < n).
+	type forms struct {
+		Bound    uint64
+		HexBound string
+		Hex      string
+		After    string
+		First    uint64
+	}
+	for _, n := range []int{1, 2, 3, 7, 64, 1000} {
+		for _, i := range slices.Compact([]int{0, n / 2, n - 1, n}) {
+			t.Run(fmt.Sprintf("%d/%d", i, n), func(t *testing.T) {
+				exact := new(big.Int).Div(new(big.Int).Lsh(big.NewInt(int64(i)), 64), big.NewInt(int64(n)))
+				hex := fmt.Sprintf("0x%016x", exact)
+				mod := new(big.Int).Mod(exact, new(big.Int).Lsh(big.NewInt(1), 64)).Uint64()
+				want := forms{Bound: mod, HexBound: hex, Hex: hex, After: hex, First: mod}
+				got := forms{Bound: Bound(i, n), HexBound: HexBound(i, n), Hex: hex, After: hex, First: mod}
+				if i < n {
+					got.Hex, got.First = Hex(Bound(i, n)), Range{Index: i, Count: n}.First()
+				}
+				if i > 0 {
+					got.After = HexAfter(Range{Index: i - 1, Count: n}.Last())
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("bounds (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestRangesTileTheHashSpace checks, for several counts, that the ranges
+// of a count, by their first and last hashes, tile [0, 2^64): the first
+// starts at 0, each starts one past the last hash of the one before, none
+// is empty, and the last ends at 2^64-1.
+func TestRangesTileTheHashSpace(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 64, 1000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var wrong []string
+			next := uint64(0) // the first hash of the next range
+			for i := range n {
+				r := Range{Index: i, Count: n}
+				if r.First() != next || r.Last() < r.First() {
+					wrong = append(wrong, fmt.Sprintf("%v is [%#x, %#x], want it to start at %#x", r, r.First(), r.Last(), next))
+				}
+				next = r.Last() + 1
+			}
+			if diff := cmp.Diff([]string(nil), wrong); diff != "" {
+				t.Errorf("ranges (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(uint64(math.MaxUint64), Range{Index: n - 1, Count: n}.Last()); diff != "" {
+				t.Errorf("last hash of the last range (-want +got):\n%s", diff)
 			}
 		})
 	}
