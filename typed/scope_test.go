@@ -47,15 +47,7 @@ func TestUnstructuredForClusterScoped(t *testing.T) {
 // of the one factory a selection of its own, here a label selector on the
 // unstructured informer of a resource whose typed informer sees all.
 func TestOptionsSelectPerInformer(t *testing.T) {
-	labelled := func(name string, labels map[string]string) *corev1.Namespace {
-		return &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	}
-	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme.Scheme,
-		map[schema.GroupVersionResource]string{namespacesGVR: "NamespaceList"},
-		labelled("default", nil), labelled("team-a", map[string]string{"team": "a"}))
-	mapper := meta.NewDefaultRESTMapper(nil)
-	mapper.Add(corev1.SchemeGroupVersion.WithKind("Namespace"), meta.RESTScopeRoot)
-	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: mapper}, scheme.Scheme)
+	factory, err := labelledNamespacesFactory()
 	check(t, err)
 	defer factory.Shutdown()
 	all, err := typed.InformerFor[*corev1.Namespace](factory)
@@ -79,16 +71,8 @@ func TestOptionsSelectPerInformer(t *testing.T) {
 // label selector would; its selector was overwritten, and every object
 // cached.
 func TestFactoryTweakSelects(t *testing.T) {
-	labelled := func(name string, labels map[string]string) *corev1.Namespace {
-		return &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	}
-	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme.Scheme,
-		map[schema.GroupVersionResource]string{namespacesGVR: "NamespaceList"},
-		labelled("default", nil), labelled("team-a", map[string]string{"team": "a"}))
-	mapper := meta.NewDefaultRESTMapper(nil)
-	mapper.Add(corev1.SchemeGroupVersion.WithKind("Namespace"), meta.RESTScopeRoot)
 	tweak := generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = "team" })
-	factory, err := typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: mapper}, scheme.Scheme, tweak)
+	factory, err := labelledNamespacesFactory(tweak)
 	check(t, err)
 	defer factory.Shutdown()
 	typedNamespaces, err := typed.InformerFor[*corev1.Namespace](factory)
@@ -105,4 +89,19 @@ func TestFactoryTweakSelects(t *testing.T) {
 	if diff := cmp.Diff([][]string{{"team-a"}, {"team-a"}}, [][]string{names(typedObjs), names(unstructuredObjs)}); diff != "" {
 		t.Errorf("cached by the typed and the unstructured informer (-want +got):\n%s", diff)
 	}
+}
+
+// labelledNamespacesFactory is a factory, with opts, over a fake dynamic
+// client serving two Namespaces: "default", unlabelled, and "team-a",
+// labelled team=a.
+func labelledNamespacesFactory(opts ...generic.Option) (*typed.Factory, error) {
+	labelled := func(name string, labels map[string]string) *corev1.Namespace {
+		return &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme.Scheme,
+		map[schema.GroupVersionResource]string{namespacesGVR: "NamespaceList"},
+		labelled("default", nil), labelled("team-a", map[string]string{"team": "a"}))
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("Namespace"), meta.RESTScopeRoot)
+	return typed.NewFactoryForClients(typed.Clients{Dynamic: client, RESTMapper: mapper}, scheme.Scheme, opts...)
 }
