@@ -121,6 +121,10 @@ type Runner struct {
 
 // progress is what a Runner's Status says besides its State.
 type progress struct {
+	// owns is the State's Owns as the Own hook last heard it (see
+	// publishOwnsLocked): Status says the replica owns its shard only
+	// once the factory's Ownership says so too.
+	owns        bool
 	view        View
 	shard       shardsel.Range
 	owned       Interval
@@ -147,7 +151,7 @@ func (r *Runner) Status() Status {
 	p := r.progress
 	return Status{
 		View: p.view, Shard: p.shard,
-		Announced: r.state.Announced, Owns: r.state.Owns,
+		Announced: r.state.Announced, Owns: p.owns,
 		Owned: p.owned, LastReshard: p.lastReshard, SteppedDown: p.steppedDown, ReadError: p.readError,
 	}
 }
@@ -323,6 +327,7 @@ func (r *Runner) take(ctx context.Context, step Step) (bool, error) {
 	default:
 		return false, nil
 	}
+	r.publishOwnsLocked()
 	announced := r.state.Announced
 	r.mu.Unlock()
 	r.renew(ctx, announced)
@@ -389,9 +394,24 @@ func (r *Runner) own(decide func() (Interval, bool)) bool {
 	if ok {
 		r.progress.owned = owned
 	}
+	if !r.state.Owns {
+		r.publishOwnsLocked() // owning less is said at once
+	}
 	r.mu.Unlock()
 	if ok {
 		r.hooks.Own(owned)
+		r.mu.Lock()
+		r.publishOwnsLocked()
+		r.mu.Unlock()
 	}
 	return ok
 }
+
+// publishOwnsLocked makes Status say what the State says of whether the
+// replica owns its shard; r.mu is held. Owning less is said at once (own);
+// owning the shard only once the Own hook has heard of it (own, and the
+// end of each step, take): a Status that said Owns while the factory's
+// Ownership still owned less would let a caller take the replica for
+// settled too early (TestMembershipScales caught it, objects owned by no
+// replica; TestStatusOwnsOnlyAfterOwnHook).
+func (r *Runner) publishOwnsLocked() { r.progress.owns = r.state.Owns }

@@ -243,3 +243,53 @@ func TestRunnerScales(t *testing.T) {
 		t.Errorf("%d Leases left after every replica left, want none", n)
 	}
 }
+
+// TestStatusOwnsOnlyAfterOwnHook: Status says the replica owns its shard
+// only once the Own hook has heard of it, so that a caller that sees Owns
+// finds the factory's Ownership owning the shard too. Status said Owns
+// from the moment the state changed, before the hook ran: a test that
+// waited for Owns then found objects owned by no replica.
+func TestStatusOwnsOnlyAfterOwnHook(t *testing.T) {
+	server := newLeaseServer()
+	config := testTimings
+	config.Client, config.Group, config.Identity = server.client.CoordinationV1().Leases("ns"), "g", "a"
+	type heard struct {
+		Owned      bool // the hook was given a non-empty interval
+		StatusOwns bool // what Status said inside the hook
+	}
+	var mu sync.Mutex
+	var calls []heard
+	var runner *Runner
+	runner = NewRunner(config, Hooks{
+		Widen:  func(context.Context, shardsel.Range) error { return nil },
+		Narrow: func(context.Context, shardsel.Range) error { return nil },
+		Own: func(owned Interval) {
+			status := runner.Status()
+			mu.Lock()
+			calls = append(calls, heard{Owned: !owned.Empty, StatusOwns: status.Owns})
+			mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runner.Run(ctx, 10*time.Second) }()
+	err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return runner.Status().Owns, nil
+	})
+	cancel()
+	if runErr := <-done; runErr != nil {
+		t.Errorf("Run: %v", runErr)
+	}
+	if err != nil {
+		t.Fatalf("the replica never owned its shard: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	firstOwning := slices.IndexFunc(calls, func(h heard) bool { return h.Owned })
+	if firstOwning < 0 {
+		t.Fatalf("the Own hook was never given the shard: %+v", calls)
+	}
+	if diff := cmp.Diff(heard{Owned: true, StatusOwns: false}, calls[firstOwning]); diff != "" {
+		t.Errorf("the Own hook that first gave the shard, and the Status it read (-want +got):\n%s", diff)
+	}
+}
