@@ -311,3 +311,16 @@ func (l *delayLog) outcome() (reported, counted int, others []error) {
 	defer l.mu.Unlock()
 	return len(l.delays), l.counted, append([]error(nil), l.others...)
 }
+
+// newReporting is controller.New with quick retries and consistency
+// waits (fastRetries, shortWait), its errors and delays reported to log;
+// an error is a broken test.
+func newReporting(t *testing.T, name string, primary controller.Primary, reconcile controller.Reconciler, log *delayLog, opts ...controller.Option) *controller.Controller {
+	t.Helper()
+	opts = append([]controller.Option{fastRetries(), shortWait(), controller.WithErrorHandler(log.handler), controller.WithQueueMetrics(log)}, opts...)
+	c, err := controller.New(name, primary, reconcile, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -155,11 +155,7 @@ func TestLaggingCacheNeverReconcilesStale(t *testing.T) {
 				log.reset()
 				return requeueNow(), nil
 			}
-			c, err := controller.New("lagging", controller.For(cms), reconcile, fastRetries(), shortWait(),
-				controller.WithErrorHandler(log.handler), controller.WithQueueMetrics(log))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := newReporting(t, "lagging", controller.For(cms), reconcile, log)
 			run(t, c)
 			fake.WaitIdle(c)
 			mu.Lock()
@@ -289,12 +285,8 @@ func TestPendingWriteKeptAcrossTimeouts(t *testing.T) {
 				}
 				return controller.Result{}, nil
 			}
-			c, err = controller.New("lagging", controller.For(widgets), reconcile, fastRetries(), shortWait(),
-				controller.Watches(cms, func(*unstructured.Unstructured) []cache.ObjectName { return nil }),
-				controller.WithErrorHandler(log.handler), controller.WithQueueMetrics(log))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c = newReporting(t, "lagging", controller.For(widgets), reconcile, log,
+				controller.Watches(cms, func(*unstructured.Unstructured) []cache.ObjectName { return nil }))
 			run(t, c)
 			fake.WaitIdle(c)
 			mu.Lock()
@@ -417,12 +409,8 @@ func TestUnobservableWritesDropped(t *testing.T) {
 				}
 				return requeueNow(), nil
 			}
-			c, err = controller.New("unobservable", controller.For(widgets), reconcile, fastRetries(), shortWait(),
-				controller.Watches(cms, func(*unstructured.Unstructured) []cache.ObjectName { return nil }),
-				controller.WithErrorHandler(log.handler), controller.WithQueueMetrics(log))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c = newReporting(t, "unobservable", controller.For(widgets), reconcile, log,
+				controller.Watches(cms, func(*unstructured.Unstructured) []cache.ObjectName { return nil }))
 			run(t, c)
 			fake.WaitIdle(c)
 			mu.Lock()

@@ -3,7 +3,6 @@ package generictest_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -130,15 +129,9 @@ func TestWaitIdleErrorNamesKeyAndCause(t *testing.T) {
 				tb.runCleanups()
 
 				msg := tb.message()
-				wantFatal := make([]string, len(tc.wantFatal))
-				for i, w := range tc.wantFatal {
-					wantFatal[i] = strings.ReplaceAll(w, "%[1]v", timeout.String())
-				}
-				if setUpFailed(msg, wantFatal[0]) && timeout < maxTimeout {
-					t.Logf("the set-up did not fit a bound of %v: %s", timeout, msg)
+				if retryWithLongerBound(t, msg, tc.wantFatal, timeout) {
 					continue
 				}
-				checkFatal(t, msg, wantFatal)
 				return
 			}
 		})

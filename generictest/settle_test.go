@@ -2,7 +2,6 @@ package generictest_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -208,15 +207,9 @@ func TestSettleFails(t *testing.T) {
 				close(release)
 				tb.runCleanups()
 				msg := tb.message()
-				wantFatal := make([]string, len(tc.wantFatal))
-				for i, w := range tc.wantFatal {
-					wantFatal[i] = strings.ReplaceAll(w, "%[1]v", timeout.String())
-				}
-				if setUpFailed(msg, wantFatal[0]) && timeout < maxTimeout {
-					t.Logf("the set-up did not fit a bound of %v: %s", timeout, msg)
+				if retryWithLongerBound(t, msg, tc.wantFatal, timeout) {
 					continue
 				}
-				checkFatal(t, msg, wantFatal)
 				return
 			}
 		})

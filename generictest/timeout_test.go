@@ -250,15 +250,9 @@ func TestWaitsEndAtTheTimeout(t *testing.T) {
 				tb.runCleanups()
 
 				msg := tb.message()
-				wantFatal := make([]string, len(tc.wantFatal))
-				for i, w := range tc.wantFatal {
-					wantFatal[i] = strings.ReplaceAll(w, "%[1]v", timeout.String())
-				}
-				if setUpFailed(msg, wantFatal[0]) && timeout < maxTimeout {
-					t.Logf("the set-up did not fit a bound of %v: %s", timeout, msg)
+				if retryWithLongerBound(t, msg, tc.wantFatal, timeout) {
 					continue
 				}
-				checkFatal(t, msg, wantFatal)
 				if tc.deadline {
 					if bound, ok := namedBound(msg); !ok || bound > timeout {
 						t.Errorf("failed with:\n%s\nwant it to name a bound of at most %v, what was left before the test's deadline", msg, timeout)
@@ -304,6 +298,24 @@ func TestShutdownEndsAtTheTimeout(t *testing.T) {
 		checkFatal(t, tb.message(), []string{"the informers did not shut down within " + timeout.String() + ": a handler has not returned"})
 		return
 	}
+}
+
+// retryWithLongerBound checks the failure msg of a run bounded by
+// timeout against wantFatal (whose "%[1]v" stands for the bound), and
+// reports whether to run again with a longer bound instead: the set-up,
+// not the wait under test, did not fit the bound.
+func retryWithLongerBound(t *testing.T, msg string, wantFatal []string, timeout time.Duration) bool {
+	t.Helper()
+	want := make([]string, len(wantFatal))
+	for i, w := range wantFatal {
+		want[i] = strings.ReplaceAll(w, "%[1]v", timeout.String())
+	}
+	if setUpFailed(msg, want[0]) && timeout < maxTimeout {
+		t.Logf("the set-up did not fit a bound of %v: %s", timeout, msg)
+		return true
+	}
+	checkFatal(t, msg, want)
+	return false
 }
 
 func checkFatal(t *testing.T, got string, want []string) {
