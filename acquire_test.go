@@ -51,7 +51,7 @@ func TestAcquireWithOwnSelection(t *testing.T) {
 		}
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 	if _, sent := fieldSelectors.Load("metadata.name=flags"); !sent {

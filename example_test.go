@@ -61,7 +61,7 @@ func ExampleNewFactory() {
 	}
 	defer informer.Release()
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		panic(err)
 	}
 

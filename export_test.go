@@ -12,8 +12,8 @@ func TimeEveryEvent() (restore func()) {
 	return func() { timedEvery = saved }
 }
 
-// SetShutdownReportAfter sets how long f's Shutdown waits before it
+// SetShutdownReportAfter sets how long r's Shutdown waits before it
 // reports a callback it waits on (ErrShutdownWaitsOnCallback).
-func SetShutdownReportAfter[T Object](f *Factory[T], after time.Duration) {
-	f.shutdownReportAfter = after
+func SetShutdownReportAfter(r *Registry, after time.Duration) {
+	r.shutdownReportAfter = after
 }

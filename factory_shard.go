@@ -11,8 +11,8 @@ import (
 
 // Shard returns the factory's shard (see WithShard), and the one a reshard
 // under way widens it to (nil if none).
-func (f *Factory[T]) Shard() (current Shard, next *Shard) {
-	return f.shard.shard()
+func (r *Registry) Shard() (current Shard, next *Shard) {
+	return r.shard.shard()
 }
 
 // BeginReshard is the first step of moving the factory's informers to
@@ -35,15 +35,15 @@ func (f *Factory[T]) Shard() (current Shard, next *Shard) {
 //
 // A factory with a membership (WithMembership) reshards by itself:
 // BeginReshard and Reshard return ErrMembershipReshards.
-func (f *Factory[T]) BeginReshard(ctx context.Context, next Shard) error {
-	if f.member != nil {
+func (r *Registry) BeginReshard(ctx context.Context, next Shard) error {
+	if r.member != nil {
 		return ErrMembershipReshards
 	}
-	generation, err := f.shard.widen(next)
+	generation, err := r.shard.widen(next)
 	if err != nil {
 		return err
 	}
-	return f.waitForSelection(ctx, generation)
+	return r.waitForSelection(ctx, generation)
 }
 
 // Reshard moves the factory's informers to shard next: after BeginReshard
@@ -64,27 +64,27 @@ func (f *Factory[T]) BeginReshard(ctx context.Context, next Shard) error {
 // with ctx's error. See BeginReshard for resharding across replicas.
 //
 // A factory with a membership returns ErrMembershipReshards.
-func (f *Factory[T]) Reshard(ctx context.Context, next Shard) error {
-	if err := f.BeginReshard(ctx, next); err != nil {
+func (r *Registry) Reshard(ctx context.Context, next Shard) error {
+	if err := r.BeginReshard(ctx, next); err != nil {
 		return err
 	}
-	generation, err := f.shard.narrow(next)
+	generation, err := r.shard.narrow(next)
 	if err != nil {
 		return err
 	}
-	return f.waitForSelection(ctx, generation)
+	return r.waitForSelection(ctx, generation)
 }
 
 // waitForSelection waits until every running informer of the factory's
 // shard has listed at least the given generation of its selection and its
 // cache holds that list.
-func (f *Factory[T]) waitForSelection(ctx context.Context, generation uint64) error {
-	for _, e := range f.informers.Started() {
+func (r *Registry) waitForSelection(ctx context.Context, generation uint64) error {
+	for _, e := range r.informers.Started() {
 		if e.Key.ownShard != "" {
 			continue
 		}
-		if err := waitForListed(ctx, e.Runner, generation); err != nil {
-			return fmt.Errorf("generic: reshard of %s: %w", e.Runner.gvr, err)
+		if err := e.Runner.waitForListed(ctx, generation); err != nil {
+			return fmt.Errorf("generic: reshard of %s: %w", e.Key.gvr, err)
 		}
 	}
 	return nil
@@ -93,11 +93,11 @@ func (f *Factory[T]) waitForSelection(ctx context.Context, generation uint64) er
 // waitForListed waits until informer i has listed selection generation (or
 // a later one) and its cache holds that list; an informer that stops
 // first is done.
-func waitForListed[T Object](ctx context.Context, i *informer[T], generation uint64) error {
+func (i *informer[T]) waitForListed(ctx context.Context, generation uint64) error {
 	for {
 		last, ok, next := i.chain.LastListed()
 		if ok && last.Generation >= generation {
-			return waitForCacheToHold(ctx, i, last)
+			return i.waitForCacheToHold(ctx, last)
 		}
 		select {
 		case <-next:
@@ -111,7 +111,7 @@ func waitForListed[T Object](ctx context.Context, i *informer[T], generation uin
 
 // waitForCacheToHold waits until the informer's cache has applied the list
 // last (its reflector's Replace), or the informer stops.
-func waitForCacheToHold[T Object](ctx context.Context, i *informer[T], last listwatch.Listing) error {
+func (i *informer[T]) waitForCacheToHold(ctx context.Context, last listwatch.Listing) error {
 	if !cachewait.Tracked() {
 		return ErrResourceVersionNotTracked
 	}

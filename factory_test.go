@@ -45,7 +45,7 @@ func startAndSync[T generic.Object](t *testing.T, f *generic.Factory[T]) {
 	ctx, cancel := testContext(t)
 	defer cancel()
 	f.Start(context.Background())
-	if err := f.WaitForCacheSync(ctx); err != nil {
+	if err := f.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -286,11 +286,11 @@ func TestFactoryStartTwice(t *testing.T) {
 		configMaps := acquire(factory, configMapsGVR)
 		factory.Start(ctx)
 		factory.Start(ctx)
-		if err := factory.WaitForCacheSync(ctx); err != nil {
+		if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 			t.Fatalf("first sync: %v", err)
 		}
 		widgets := acquire(factory, widget.GVR)
-		if err := factory.WaitForCacheSync(ctx); err != nil {
+		if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 			t.Fatalf("sync of the late informer without a second Start: %v", err)
 		}
 		if !configMaps.HasSynced() || !widgets.HasSynced() {
@@ -361,7 +361,7 @@ func TestWaitForCacheSyncCancelled(t *testing.T) {
 				defer timer.Stop()
 			}
 			returned := make(chan error, 1)
-			go func() { returned <- factory.WaitForCacheSync(ctx) }()
+			go func() { returned <- factory.WaitForCacheSync(ctx).AsError() }()
 			var err error
 			select {
 			case err = <-returned:
@@ -404,7 +404,7 @@ func TestNilClient(t *testing.T) {
 			pollFor(t, "the informer's list fails", func() bool { return informer.Status().LastError != nil })
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
-			if err := factory.WaitForCacheSync(ctx); !errors.Is(err, generic.ErrNilClient) {
+			if err := factory.WaitForCacheSync(ctx).AsError(); !errors.Is(err, generic.ErrNilClient) {
 				t.Errorf("error = %v, want one wrapping ErrNilClient", err)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -339,6 +340,27 @@ func (i *informer[T]) stopped() bool {
 		return false
 	}
 }
+
+// waitForSync waits until the informer's cache is filled, it stops, or ctx
+// ends, and reports whether the cache was filled.
+func (i *informer[T]) waitForSync(ctx context.Context) bool {
+	synced := i.shared.HasSyncedChecker().Done()
+	select {
+	case <-synced:
+		return true
+	case <-ctx.Done():
+	case <-i.machine.stoppedChan():
+	}
+	// select picks at random among ready cases: look once more.
+	select {
+	case <-synced:
+		return true
+	default:
+		return false
+	}
+}
+
+func (i *informer[T]) objectType() string { return reflect.TypeFor[T]().String() }
 
 // watchError is the reflector's WatchErrorHandler: client-go's default
 // logging, except that a failure that repeats is logged once (at V(4)

@@ -61,7 +61,7 @@ func genericWidgets(client *dynamicfake.FakeDynamicClient) sharedFactory {
 		forResource: func() cache.SharedIndexInformer { return acquire(f, widget.GVR).Informer() },
 		start:       f.Start,
 		waitForCacheSync: func(ctx context.Context) map[schema.GroupVersionResource]bool {
-			return map[schema.GroupVersionResource]bool{widget.GVR: f.WaitForCacheSync(ctx) == nil}
+			return map[schema.GroupVersionResource]bool{widget.GVR: f.WaitForCacheSync(ctx).AsError() == nil}
 		},
 		shutdown: f.Shutdown,
 	}
@@ -308,7 +308,7 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 
 			acquire(factory, configMapsGVR)
 			factory.Start(startCtx)
-			if err := factory.WaitForCacheSync(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 				t.Fatalf("first sync: %v", err)
 			}
 
@@ -340,7 +340,7 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 			}
 
 			forbidden.Store(false)
-			if err := factory.WaitForCacheSync(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 				t.Fatalf("WaitForCacheSyncError once allowed to list = %v, want nil", err)
 			}
 			if diff := cmp.Diff(generic.Synced, late.Status().State); diff != "" {
@@ -357,7 +357,7 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 func waitForCacheSyncErrorWithin[T generic.Object](factory *generic.Factory[T], d time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	return factory.WaitForCacheSync(ctx)
+	return factory.WaitForCacheSync(ctx).AsError()
 }
 
 // unsyncedStates returns the State of each resource a *SyncError names, by

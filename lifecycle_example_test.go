@@ -48,7 +48,7 @@ func ExampleFactory_Acquire() {
 	}
 	defer inTeamA.Release()
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		panic(err)
 	}
 	fmt.Println("shared:", first.Informer() == second.Informer(), "| another selection shared:", first.Informer() == inTeamA.Informer())
@@ -66,7 +66,7 @@ func ExampleFactory_Acquire() {
 	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancelShort()
 	var syncErr *generic.SyncError
-	if err := factory.WaitForCacheSync(short); errors.As(err, &syncErr) {
+	if err := factory.WaitForCacheSync(short).AsError(); errors.As(err, &syncErr) {
 		fmt.Println(syncErr.Unsynced[0].GVR.Resource, syncErr.Unsynced[0].State, errors.Is(err, context.DeadlineExceeded))
 	}
 	// Output:

@@ -41,7 +41,7 @@ func TestReleaseCountsHolders(t *testing.T) {
 	first := acquire(factory, widget.GVR)
 	second := acquire(factory, widget.GVR)
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -79,7 +79,7 @@ func TestReleaseCountsHolders(t *testing.T) {
 	if fresh.Informer() == first.Informer() {
 		t.Fatal("Acquire after the last Release returned the stopped informer")
 	}
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Errorf("fresh informer did not sync: %v", err)
 	}
 	all, err := fresh.Lister().List(labels.Everything())
@@ -105,7 +105,7 @@ func TestAcquireNeverReturnsStopped(t *testing.T) {
 	factory.Start(startCtx)
 	ctx, cancel := testContext(t)
 	defer cancel()
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 	stop()
@@ -122,7 +122,7 @@ func TestAcquireNeverReturnsStopped(t *testing.T) {
 		t.Fatal("Acquire returned a stopped informer")
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Errorf("the fresh informer did not sync: %v", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestAcquireReleaseLeavesNoGoroutine(t *testing.T) {
 	for range 100 {
 		handle := acquire(factory, widget.GVR)
 		factory.Start(ctx)
-		if err := factory.WaitForCacheSync(ctx); err != nil {
+		if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 			t.Fatal(err)
 		}
 		if !handle.Release() {
@@ -479,7 +479,7 @@ func TestNotServedFromTheStartIsProbed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 
-	err := factory.WaitForCacheSync(ctx)
+	err := factory.WaitForCacheSync(ctx).AsError()
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) {
 		t.Fatalf("error = %v, want a *SyncError", err)
@@ -518,7 +518,7 @@ func TestWaitForCacheSyncErrorNamesWhy(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	err := factory.WaitForCacheSync(ctx)
+	err := factory.WaitForCacheSync(ctx).AsError()
 
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) || !errors.Is(err, context.DeadlineExceeded) {

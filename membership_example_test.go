@@ -40,7 +40,7 @@ func ExampleWithMembership() {
 			panic(err)
 		}
 		factory.Start(ctx) // joins the group; the informers start once it has a shard
-		if err := factory.WaitForCacheSync(ctx); err != nil {
+		if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 			panic(err)
 		}
 		return factory

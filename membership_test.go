@@ -73,7 +73,7 @@ func (m *member) start(t *testing.T, ctx context.Context) {
 	t.Helper()
 	m.factory.Start(ctx)
 	t.Cleanup(m.factory.Shutdown)
-	if err := m.factory.WaitForCacheSync(ctx); err != nil {
+	if err := m.factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -516,7 +516,7 @@ func TestWaitForWriteOutsideSelection(t *testing.T) {
 			ctx, cancel := testContext(t)
 			defer cancel()
 			factory.Start(ctx)
-			if err := factory.WaitForCacheSync(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 				t.Fatal(err)
 			}
 			for i := range 7 {
@@ -555,7 +555,7 @@ func TestWaitForWriteOutsideSelection(t *testing.T) {
 		held := team("team-a", "moved", "a", server.newUID())
 		server.apply(watch.Added, held)
 		factory.Start(ctx)
-		if err := factory.WaitForCacheSync(ctx); err != nil {
+		if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 			t.Fatal(err)
 		}
 		moved := held.DeepCopy()

@@ -60,7 +60,7 @@ func ExampleWithShard() {
 		panic(err)
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		panic(err)
 	}
 	held, err := configMaps.Lister().List(labels.Everything())
@@ -95,7 +95,7 @@ func ExampleWithShardKey() {
 			panic(err)
 		}
 		factory.Start(ctx)
-		if err := factory.WaitForCacheSync(ctx); err != nil {
+		if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 			panic(err)
 		}
 		held, _ := configMaps.Lister().List(labels.Everything())

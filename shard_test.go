@@ -58,7 +58,7 @@ func startReplica(t *testing.T, ctx context.Context, server *shardServer, opts .
 	}
 	r.factory.Start(ctx)
 	t.Cleanup(r.factory.Shutdown)
-	if err := r.factory.WaitForCacheSync(ctx); err != nil {
+	if err := r.factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -580,7 +580,7 @@ func TestAcquireWithShard(t *testing.T) {
 				t.Fatalf("the informer given its own shard is the factory's")
 			}
 			factory.Start(ctx)
-			if err := factory.WaitForCacheSync(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 				t.Fatal(err)
 			}
 			holds := func(shard generic.Shard) map[string]bool {

@@ -80,13 +80,13 @@ func tweakedSource(source Source, tweak TweakListOptionsFunc) Source {
 // gvr return the same informer while it runs; a stopped one is replaced
 // by a fresh one, the holds carried over (see Factory.Acquire).
 func (f *GenericInformerFactory[T]) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
-	e, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
+	e, i, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
 	f.mu.Lock()
-	f.holds[gvr] = append(f.holds[gvr], &handle[T]{informer: e.Runner, factory: f.factory, entry: e})
+	f.holds[gvr] = append(f.holds[gvr], &handle[T]{informer: i, registry: f.factory.Registry, entry: e})
 	f.mu.Unlock()
 	// Adapters of the same informer compare equal, as client-go's
 	// ForResource returns the same value for the same informer.
-	return NewGenericInformer[T](e.Runner)
+	return NewGenericInformer[T](i)
 }
 
 // Release drops one hold on the informer of gvr (see Releaser).

@@ -29,12 +29,12 @@ const shutdownReportAfter = 5 * time.Second
 // It cannot tell a callback that called Shutdown from one that is only
 // slow (that would take the goroutine's identity, which Go does not give),
 // so the error says what it sees: Shutdown waits on a running callback.
-func (f *Factory[T]) watchShutdown() (stop func()) {
+func (r *Registry) watchShutdown() (stop func()) {
 	done := make(chan struct{})
 	var watcher sync.WaitGroup
 	watcher.Go(func() {
-		reported := map[*informer[T]]bool{}
-		ticker := time.NewTicker(f.shutdownReportAfter)
+		reported := map[runner]bool{}
+		ticker := time.NewTicker(r.shutdownReportAfter)
 		defer ticker.Stop()
 		for {
 			select {
@@ -42,10 +42,10 @@ func (f *Factory[T]) watchShutdown() (stop func()) {
 				return
 			case <-ticker.C:
 			}
-			for _, i := range f.informers.Running() {
-				if !reported[i] && i.callbacks.Running() {
+			for _, i := range r.informers.Running() {
+				if !reported[i] && i.callbacksRunning() {
 					reported[i] = true
-					i.reportShutdownBlocked(f.shutdownReportAfter)
+					i.reportShutdownBlocked(r.shutdownReportAfter)
 				}
 			}
 		}
@@ -63,3 +63,5 @@ func (i *informer[T]) reportShutdownBlocked(waited time.Duration) {
 	i.errorHandler(*i.runCtx.Load(), fmt.Errorf("%w of informer %s, for %v or more: a callback must not call Shutdown (cancel Start's context, or Release, instead; see Factory.Shutdown)",
 		ErrShutdownWaitsOnCallback, i.gvr, waited))
 }
+
+func (i *informer[T]) callbacksRunning() bool { return i.callbacks.Running() }

@@ -82,7 +82,7 @@ func TestShutdownReportsACallbackItWaitsOn(t *testing.T) {
 			}
 			factory = newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](),
 				generic.WithErrorHandler(errorHandler), generic.WithStateHandler(stateHandler))
-			generic.SetShutdownReportAfter(factory, 20*time.Millisecond)
+			generic.SetShutdownReportAfter(factory.Registry, 20*time.Millisecond)
 			acquire(factory, widget.GVR)
 			startAndSync(t, factory)
 			if tc.fromErrorHandler {

@@ -37,13 +37,13 @@ func TestTweakSelectorsAreTheSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer factory.Shutdown()
-	e, err := factory.acquire(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, []Option{WithLabelSelector("tier=a"), tweak})
+	_, i, err := factory.acquire(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, []Option{WithLabelSelector("tier=a"), tweak})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.wantExcluded, e.Runner.selection.excludes(tc.obj, nil)); diff != "" {
+			if diff := cmp.Diff(tc.wantExcluded, i.selection.excludes(tc.obj, nil)); diff != "" {
 				t.Errorf("excluded (-want +got):\n%s", diff)
 			}
 		})

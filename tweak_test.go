@@ -80,7 +80,7 @@ func TestTweakSelectorsSelect(t *testing.T) {
 				t.Error("the tweak's selection shares the informer of no selection")
 			}
 			factory.Start(ctx)
-			if err := factory.WaitForCacheSync(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 				t.Fatal(err)
 			}
 			objs, err := handle.Lister().List(labels.Everything())

@@ -80,7 +80,7 @@ func (l *lagging) informer(t *testing.T, gvr schema.GroupVersionResource, opts .
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.factory.WaitForCacheSync(context.Background()); err != nil {
+	if err := l.factory.WaitForCacheSync(context.Background()).AsError(); err != nil {
 		t.Fatal(err)
 	}
 	l.gate.waitWatches(watching + 1)

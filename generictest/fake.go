@@ -380,12 +380,12 @@ func (l *errorLog) all() []error {
 // sync starts a factory and waits for its informers, failing the test with
 // the factory's reasons if they do not sync in time, then waits until they
 // watch.
-func (f *Fake) sync(start func(context.Context), wait func(context.Context) error) {
+func (f *Fake) sync(start func(context.Context), wait func(context.Context) generic.SyncResult) {
 	f.t.Helper()
 	start(context.Background())
 	ctx, cancel, bound := f.deadline()
 	defer cancel()
-	if err := wait(ctx); err != nil {
+	if err := wait(ctx).AsError(); err != nil {
 		f.t.Fatalf("generictest: the informers did not sync within %v: %v", bound, err)
 	}
 	f.waitWatchingWithin(ctx, bound)

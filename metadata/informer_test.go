@@ -33,7 +33,7 @@ func TestFactoryListers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -176,7 +176,7 @@ func TestTypedHandlerEvents(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			factory.Start(ctx)
-			if err := factory.WaitForCacheSync(ctx); err != nil {
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 				t.Fatal(err)
 			}
 			waitForWatch(t, client, podsGVR)

@@ -115,7 +115,7 @@ func TestScrape(t *testing.T) {
 		}
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, seen, "add one", "add two", "add three")
@@ -286,7 +286,7 @@ func ExampleNew() {
 	}
 	defer informer.Release()
 	factory.Start(context.Background())
-	if err := factory.WaitForCacheSync(context.Background()); err != nil {
+	if err := factory.WaitForCacheSync(context.Background()).AsError(); err != nil {
 		panic(err)
 	}
 

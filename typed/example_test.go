@@ -56,7 +56,7 @@ func ExampleInformerFor() {
 		panic(err)
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		panic(err)
 	}
 

@@ -76,7 +76,7 @@ func startAndSync(t *testing.T, factory *typed.Factory) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	factory.Start(context.Background())
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatal(err)
 	}
 }

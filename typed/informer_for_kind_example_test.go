@@ -27,7 +27,7 @@ func ExampleInformerForKind() {
 		panic(err)
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		panic(err)
 	}
 

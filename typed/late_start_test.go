@@ -22,13 +22,13 @@ func TestKindsAskedForAfterStartRun(t *testing.T) {
 	pods, err := typed.InformerFor[*corev1.Pod](factory)
 	check(t, err)
 	factory.Start(ctx)
-	check(t, factory.WaitForCacheSync(ctx))
+	check(t, factory.WaitForCacheSync(ctx).AsError())
 
 	configMaps, err := typed.UnstructuredFor(factory, configMapsGVR)
 	check(t, err)
 	secrets, err := typed.MetadataFor(factory, secretsGVR)
 	check(t, err)
-	check(t, factory.WaitForCacheSync(ctx))
+	check(t, factory.WaitForCacheSync(ctx).AsError())
 	for name, informer := range map[string]interface{ Status() generic.Status }{"pods": pods, "configmaps": configMaps, "secrets": secrets} {
 		if state := informer.Status().State; state != generic.Synced {
 			t.Errorf("%s: %v, want Synced", name, state)

@@ -70,7 +70,7 @@ func ExampleFactory_oneForEveryKind() {
 		panic(err)
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		panic(err)
 	}
 

@@ -34,7 +34,7 @@ func TestUnstructuredForClusterScoped(t *testing.T) {
 	namespaces, err := typed.UnstructuredFor(factory, namespacesGVR)
 	check(t, err)
 	factory.Start(t.Context())
-	check(t, factory.WaitForCacheSync(t.Context()))
+	check(t, factory.WaitForCacheSync(t.Context()).AsError())
 
 	objs, err := namespaces.Lister().List(labels.Everything())
 	check(t, err)
@@ -55,7 +55,7 @@ func TestOptionsSelectPerInformer(t *testing.T) {
 	teams, err := typed.UnstructuredFor(factory, namespacesGVR, generic.WithLabelSelector("team"))
 	check(t, err)
 	factory.Start(t.Context())
-	check(t, factory.WaitForCacheSync(t.Context()))
+	check(t, factory.WaitForCacheSync(t.Context()).AsError())
 
 	allObjs, err := all.Lister().List(labels.Everything())
 	check(t, err)
@@ -80,7 +80,7 @@ func TestFactoryTweakSelects(t *testing.T) {
 	unstructuredNamespaces, err := typed.UnstructuredFor(factory, namespacesGVR)
 	check(t, err)
 	factory.Start(t.Context())
-	check(t, factory.WaitForCacheSync(t.Context()))
+	check(t, factory.WaitForCacheSync(t.Context()).AsError())
 
 	typedObjs, err := typedNamespaces.Lister().List(labels.Everything())
 	check(t, err)

@@ -32,7 +32,7 @@ func ExampleUnstructuredFor() {
 		panic(err)
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		panic(err)
 	}
 	pod, err := pods.Lister().Namespace("default").Get("web-0") // an *unstructured.Unstructured

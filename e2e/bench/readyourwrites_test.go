@@ -53,7 +53,7 @@ func BenchmarkWaitForWrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	factory.Start(ctx)
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		b.Fatal(err)
 	}
 

@@ -442,7 +442,7 @@ func TestControllerShardedReplicas(t *testing.T) {
 		// and deleted, reconciled by neither replica.
 		for i, f := range factories {
 			syncCtx, cancelSync := context.WithTimeout(ctx, controllerBound)
-			err := f.WaitForCacheSync(syncCtx)
+			err := f.WaitForCacheSync(syncCtx).AsError()
 			cancelSync()
 			if err != nil {
 				t.Fatalf("replica %d: %v", i, err)

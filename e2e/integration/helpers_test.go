@@ -106,10 +106,10 @@ func testContext(t *testing.T) context.Context {
 
 // syncAll starts a factory-like thing and fails the test unless every
 // started informer syncs.
-func syncAll(t *testing.T, start func(context.Context), wait func(context.Context) error) {
+func syncAll(t *testing.T, start func(context.Context), wait func(context.Context) generic.SyncResult) {
 	t.Helper()
 	start(context.Background())
-	if err := wait(testContext(t)); err != nil {
+	if err := wait(testContext(t)).AsError(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -149,7 +149,7 @@ func TestForbiddenUser(t *testing.T) {
 	waitForState(t, configMaps, generic.Forbidden)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err = factory.WaitForCacheSync(ctx)
+	err = factory.WaitForCacheSync(ctx).AsError()
 
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) || len(syncErr.Unsynced) != 1 {
@@ -180,7 +180,7 @@ func TestAcquireRelease100Times(t *testing.T) {
 	cycle := func() {
 		informer := acquire(t, factory, configMapsGVR)
 		factory.Start(ctx)
-		if err := factory.WaitForCacheSync(ctx); err != nil {
+		if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 			t.Fatal(err)
 		}
 		if all, _ := informer.Lister().List(labels.Everything()); len(all) != 2 {

@@ -115,7 +115,7 @@ func copyNames(m map[string]bool) map[string]bool {
 func (r *memberReplica) start(t *testing.T, ctx context.Context) {
 	t.Helper()
 	r.factory.Start(ctx)
-	if err := r.factory.WaitForCacheSync(ctx); err != nil {
+	if err := r.factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		t.Fatalf("%s: %v", r.id, err)
 	}
 }

@@ -83,7 +83,7 @@ func TestNotServedBeforeFirstSyncRecovers(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), firstSyncDeadline)
 	defer cancel()
-	err = factory.WaitForCacheSync(ctx)
+	err = factory.WaitForCacheSync(ctx).AsError()
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) {
 		t.Fatalf("error = %v, want a *SyncError", err)
@@ -112,7 +112,7 @@ func TestNotServedBeforeFirstSyncRecovers(t *testing.T) {
 	if err := widgets.Status().LastError; err != nil {
 		t.Errorf("last error %v once synced, want nil", err)
 	}
-	if err := factory.WaitForCacheSync(testContext(t)); err != nil {
+	if err := factory.WaitForCacheSync(testContext(t)).AsError(); err != nil {
 		t.Errorf("WaitForCacheSyncError once synced: %v", err)
 	}
 
@@ -177,7 +177,7 @@ func TestForbiddenBeforeFirstSyncRecovers(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), firstSyncDeadline)
 	defer cancel()
-	err = factory.WaitForCacheSync(ctx)
+	err = factory.WaitForCacheSync(ctx).AsError()
 	var syncErr *generic.SyncError
 	if !errors.As(err, &syncErr) {
 		t.Fatalf("error = %v, want a *SyncError", err)
@@ -194,7 +194,7 @@ func TestForbiddenBeforeFirstSyncRecovers(t *testing.T) {
 	if err := configMaps.Status().LastError; err != nil {
 		t.Errorf("last error %v once synced, want nil", err)
 	}
-	if err := factory.WaitForCacheSync(testContext(t)); err != nil {
+	if err := factory.WaitForCacheSync(testContext(t)).AsError(); err != nil {
 		t.Errorf("WaitForCacheSyncError once synced: %v", err)
 	}
 	all, err := configMaps.Lister().List(labels.Everything())

@@ -266,7 +266,7 @@ func TestShardsPartitionTheServersObjects(t *testing.T) {
 					r.factory.Start(ctx)
 				}
 				for i, r := range replicas {
-					if err := r.factory.WaitForCacheSync(ctx); err != nil {
+					if err := r.factory.WaitForCacheSync(ctx).AsError(); err != nil {
 						t.Fatalf("replica %d: %v", i, err)
 					}
 				}
@@ -299,7 +299,7 @@ func TestReshardOnTheServer(t *testing.T) {
 			replicas := []*shardReplica{newShardReplica(t, config, namespace, 0, 2), newShardReplica(t, config, namespace, 1, 2)}
 			for _, r := range replicas {
 				r.factory.Start(ctx)
-				if err := r.factory.WaitForCacheSync(ctx); err != nil {
+				if err := r.factory.WaitForCacheSync(ctx).AsError(); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -312,7 +312,7 @@ func TestReshardOnTheServer(t *testing.T) {
 
 			added := newShardReplica(t, config, namespace, 2, 3)
 			added.factory.Start(ctx)
-			if err := added.factory.WaitForCacheSync(ctx); err != nil {
+			if err := added.factory.WaitForCacheSync(ctx).AsError(); err != nil {
 				t.Fatal(err)
 			}
 			sampler.add(added)

@@ -57,6 +57,46 @@ type Entry[K comparable, R any] struct {
 	cancel context.CancelFunc
 	// done is closed when the run has returned.
 	done chan struct{}
+	// gone is closed once the entry (or the one that replaced it) has
+	// left the Registry and every run of it has returned (Gone).
+	gone *gone
+}
+
+// gone is the end of an entry and of the entries that replace it.
+type gone struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func newGone() *gone { return &gone{ch: make(chan struct{})} }
+
+// closeAfter closes g once every channel of runs is closed, without
+// blocking the caller.
+func (g *gone) closeAfter(runs []chan struct{}) {
+	go func() {
+		for _, done := range runs {
+			<-done
+		}
+		g.once.Do(func() { close(g.ch) })
+	}()
+}
+
+// Gone returns a channel closed once the entry, or the entry that replaced
+// it, has left the Registry (its last Release, RemoveWhere, Shutdown) and
+// every run of it has returned. An entry acquired after Shutdown, which
+// will not run, is gone at once.
+func (e *Entry[K, R]) Gone() <-chan struct{} { return e.gone.ch }
+
+// runsOf returns the done channels of the entries' runs, of those that
+// ran; nil entries are skipped. r.mu must be held.
+func runsOf[K comparable, R any](entries ...*Entry[K, R]) []chan struct{} {
+	var runs []chan struct{}
+	for _, e := range entries {
+		if e != nil && e.started() {
+			runs = append(runs, e.done)
+		}
+	}
+	return runs
 }
 
 // New returns a Registry that runs a runner with run (it returns when the
@@ -102,6 +142,9 @@ func (r *Registry[K, R]) Acquire(key K, newRunner func() R) *Entry[K, R] {
 	if !e.started() && r.startCtx != nil && r.startCtx.Err() == nil && !r.shuttingDown {
 		r.runLocked(r.startCtx, e)
 	}
+	if r.shuttingDown && !e.started() {
+		e.gone.closeAfter(nil) // it will never run
+	}
 	r.mu.Unlock()
 	previous.cancelIfStarted()
 	return e
@@ -119,12 +162,13 @@ func (r *Registry[K, R]) entryFor(key K, newRunner func() R) (e, previous *Entry
 	if ok {
 		newRunner = e.newRunner // a replacement is made as the runner it replaces
 	}
-	fresh := &Entry[K, R]{Key: key, Runner: newRunner(), newRunner: newRunner}
+	fresh := &Entry[K, R]{Key: key, Runner: newRunner(), newRunner: newRunner, gone: newGone()}
 	r.entries[key] = fresh
 	if !ok {
 		return fresh, nil
 	}
 	fresh.holders = e.holders
+	fresh.gone = e.gone // the holds, and their end, carry over
 	e.successor = fresh
 	if !e.started() || !e.running() {
 		return fresh, nil
@@ -152,13 +196,46 @@ func (r *Registry[K, R]) Release(e *Entry[K, R]) bool {
 		r.mu.Unlock()
 		return false
 	}
-	delete(r.entries, e.Key)
-	retired := r.retired[e.Key]
-	delete(r.retired, e.Key)
+	retired := r.removeLocked(e)
 	r.mu.Unlock()
 	retired.cancelIfStarted()
 	e.cancelIfStarted()
 	return true
+}
+
+// removeLocked takes e out of the Registry, with the entry retired before
+// it (returned, to be cancelled), and closes its Gone once their runs have
+// returned. r.mu must be held.
+func (r *Registry[K, R]) removeLocked(e *Entry[K, R]) (retired *Entry[K, R]) {
+	delete(r.entries, e.Key)
+	retired = r.retired[e.Key]
+	delete(r.retired, e.Key)
+	e.gone.closeAfter(runsOf(e, retired))
+	return retired
+}
+
+// RemoveWhere takes every entry whose key matches out of the Registry,
+// whatever its holds, and cancels its runs (and those of the entries
+// retired before them), as a last Release of each would. It returns a
+// channel closed once all those runs have returned and every removed
+// entry's Gone is closed. Later Releases of the removed entries do nothing.
+func (r *Registry[K, R]) RemoveWhere(match func(K) bool) <-chan struct{} {
+	r.mu.Lock()
+	var removed []*Entry[K, R]
+	var gone []chan struct{}
+	for key, e := range r.entries {
+		if match(key) {
+			removed = append(removed, e, r.removeLocked(e))
+			gone = append(gone, e.gone.ch)
+		}
+	}
+	r.mu.Unlock()
+	for _, e := range removed {
+		e.cancelIfStarted()
+	}
+	all := newGone()
+	all.closeAfter(gone)
+	return all.ch
 }
 
 // Entries returns the entries held, started or not.
@@ -243,6 +320,9 @@ func (r *Registry[K, R]) Shutdown() {
 	all := make([]*Entry[K, R], 0, len(r.live))
 	for e := range r.live {
 		all = append(all, e)
+	}
+	for _, e := range r.entries {
+		e.gone.closeAfter(runsOf(e, r.retired[e.Key]))
 	}
 	r.mu.Unlock()
 	for _, e := range all {

@@ -154,7 +154,7 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 func waitForSync(ctx context.Context, opts Options, factory *typed.Factory, resources []*resource) map[string]time.Duration {
 	took := waitForEach(ctx, opts, factory, resources)
 	// Every informer has synced or ctx has ended: this does not block.
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 		fmt.Fprintf(opts.status(), "%s  initial sync did not finish: %v\n", time.Now().Format("15:04:05.000"), err)
 	}
 	return took
