@@ -26,17 +26,17 @@ func TestAcquireWithOwnSelection(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		opts     []generic.Option
+		opts     []generic.InformerOption
 		wantKeys []string
 	}{
 		{name: "the factory's selection", wantKeys: []string{"team-a/flags", "team-a/settings"}},
-		{name: "a label selector", opts: []generic.Option{generic.WithLabelSelector("app=web")}, wantKeys: []string{"team-a/settings"}},
-		{name: "another namespace", opts: []generic.Option{generic.WithNamespace("team-b")}, wantKeys: []string{"team-b/settings"}},
-		{name: "all namespaces and a selector", opts: []generic.Option{generic.WithNamespace(""), generic.WithLabelSelector("app=web")},
+		{name: "a label selector", opts: []generic.InformerOption{generic.WithLabelSelector("app=web")}, wantKeys: []string{"team-a/settings"}},
+		{name: "another namespace", opts: []generic.InformerOption{generic.WithNamespace("team-b")}, wantKeys: []string{"team-b/settings"}},
+		{name: "all namespaces and a selector", opts: []generic.InformerOption{generic.WithNamespace(""), generic.WithLabelSelector("app=web")},
 			wantKeys: []string{"team-a/settings", "team-b/settings"}},
 		// client-go's fake client ignores field selectors: the informer is
 		// one of its own, and sends it (checked below), but caches all.
-		{name: "a field selector", opts: []generic.Option{generic.WithFieldSelector("metadata.name=flags")}, wantKeys: []string{"team-a/flags", "team-a/settings"}},
+		{name: "a field selector", opts: []generic.InformerOption{generic.WithFieldSelector("metadata.name=flags")}, wantKeys: []string{"team-a/flags", "team-a/settings"}},
 	}
 	var fieldSelectors sync.Map
 	client.PrependReactor("list", "configmaps", func(action clienttesting.Action) (bool, runtime.Object, error) {

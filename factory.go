@@ -52,7 +52,7 @@ type informerKey struct {
 // A nil source is not an error here: the informers' lists fail with a clear
 // error, they never sync, and WaitForCacheSync says so when its context
 // ends.
-func NewFactory[T Object](source Source, convert Converter[T], opts ...Option) (*Factory[T], error) {
+func NewFactory[T Object](source Source, convert Converter[T], opts ...FactoryOption) (*Factory[T], error) {
 	r, err := NewRegistry(opts...)
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func (h *handle[T]) Done() <-chan struct{} { return h.entry.Gone() }
 // or at Shutdown, which waits for it. Deletes its handlers have not taken
 // by then are dropped: client-go's processor cannot tell when they are
 // done.
-func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...Option) (Handle[T], error) {
+func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...InformerOption) (Handle[T], error) {
 	e, i, err := f.acquire(gvr, opts)
 	if err != nil {
 		return nil, err
@@ -155,20 +155,17 @@ func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...Option) (H
 
 // acquire takes a hold on the informer of gvr and the selection opts make,
 // making it if needed, and runs it if the Registry has started.
-func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []Option) (*entry, *informer[T], error) {
+func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []InformerOption) (*entry, *informer[T], error) {
 	o, own := f.options, ""
 	if len(opts) > 0 {
-		informerOnly, err := resolveOptions(opts)
+		informerOnly, err := resolveOptions(factoryOptions(opts))
 		if err != nil {
 			return nil, nil, err
-		}
-		if informerOnly.member != nil {
-			return nil, nil, errMembershipOfInformer
 		}
 		if informerOnly.shard != nil {
 			own = informerOnly.shard.String()
 		}
-		if o, err = resolveOptions(append(slices.Clip(f.opts), opts...)); err != nil {
+		if o, err = resolveOptions(append(slices.Clip(f.opts), factoryOptions(opts)...)); err != nil {
 			return nil, nil, err
 		}
 	}

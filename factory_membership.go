@@ -22,9 +22,6 @@ import (
 type member struct {
 	config membership.Config
 	leave  time.Duration
-	// err is why the Membership cannot run, reported where the Option is
-	// given.
-	err error
 	// shard is the selection and ownership every factory of the
 	// membership shares.
 	shard  *shardState
@@ -53,14 +50,15 @@ type memberFactory interface {
 	waitForSelection(ctx context.Context, generation uint64) error
 }
 
-func newMember(m Membership) *member {
+func newMember(m Membership) (*member, error) {
 	config, leave, err := m.config()
-	mem := &member{config: config, leave: leave, err: err, joinedChan: make(chan struct{}), done: make(chan struct{})}
-	mem.shard = &shardState{state: shardsel.New(shardsel.Range{Index: 0, Count: 1}), owner: newMemberOwner()}
-	if err == nil {
-		mem.runner = membership.NewRunner(config, membership.Hooks{Widen: mem.widen, Narrow: mem.narrow, Own: mem.shard.owner.set})
+	if err != nil {
+		return nil, err
 	}
-	return mem
+	mem := &member{config: config, leave: leave, joinedChan: make(chan struct{}), done: make(chan struct{})}
+	mem.shard = &shardState{state: shardsel.New(shardsel.Range{Index: 0, Count: 1}), owner: newMemberOwner()}
+	mem.runner = membership.NewRunner(config, membership.Hooks{Widen: mem.widen, Narrow: mem.narrow, Own: mem.shard.owner.set})
+	return mem, nil
 }
 
 // start joins the group with f, once: the first call runs the runner

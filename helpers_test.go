@@ -171,7 +171,7 @@ func waitForNoLibraryGoroutines(t *testing.T, when string) {
 
 // newFactory is generic.NewFactory for Options that are valid: an error
 // is a broken test, and panics.
-func newFactory[T generic.Object](source generic.Source, convert generic.Converter[T], opts ...generic.Option) *generic.Factory[T] {
+func newFactory[T generic.Object](source generic.Source, convert generic.Converter[T], opts ...generic.FactoryOption) *generic.Factory[T] {
 	factory, err := generic.NewFactory(source, convert, opts...)
 	if err != nil {
 		panic(err)
@@ -182,7 +182,7 @@ func newFactory[T generic.Object](source generic.Source, convert generic.Convert
 // acquire is factory.Acquire for Options that are valid: an error is a
 // broken test, and panics. It takes a hold the test does not release: the
 // factory's Shutdown stops the informer.
-func acquire[T generic.Object](factory *generic.Factory[T], gvr schema.GroupVersionResource, opts ...generic.Option) generic.Handle[T] {
+func acquire[T generic.Object](factory *generic.Factory[T], gvr schema.GroupVersionResource, opts ...generic.InformerOption) generic.Handle[T] {
 	handle, err := factory.Acquire(gvr, opts...)
 	if err != nil {
 		panic(err)
@@ -192,10 +192,20 @@ func acquire[T generic.Object](factory *generic.Factory[T], gvr schema.GroupVers
 
 // newInformer is generic.NewInformer for Options that are valid: an error
 // is a broken test, and panics.
-func newInformer[T generic.Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert generic.Converter[T], opts ...generic.Option) generic.Informer[T] {
+func newInformer[T generic.Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert generic.Converter[T], opts ...generic.InformerOption) generic.Informer[T] {
 	informer, err := generic.NewInformer(lw, gvr, convert, opts...)
 	if err != nil {
 		panic(err)
 	}
 	return informer
+}
+
+// asFactoryOptions are informer options given to a factory, for tests that
+// give the same options to both.
+func asFactoryOptions(opts []generic.InformerOption) []generic.FactoryOption {
+	all := make([]generic.FactoryOption, len(opts))
+	for i, opt := range opts {
+		all[i] = opt
+	}
+	return all
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -150,19 +151,25 @@ type Informer[T Object] interface {
 // reported to the ErrorHandler as *ConversionError and skipped; they never
 // reach the cache.
 //
-// Of the Options, all but WithNamespace, the selectors and
-// WithTweakListOptions apply; those are lw's business. An invalid Option
-// is an error, and nothing is made. Most callers get informers from a
-// Factory instead.
-func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], opts ...Option) (Informer[T], error) {
-	o, err := resolveOptions(opts)
+// Every InformerOption applies: WithLabelSelector, WithFieldSelector and
+// WithTweakListOptions change every list and watch request lw gets (the
+// tweak, then the combined selectors, as a Factory's Source gets them),
+// and are the informer's selection. WithNamespace cannot be honoured (the
+// namespace is lw's: its requests' path) and is an error naming it, as is
+// any invalid option; nothing is made then. Most callers get informers
+// from a Factory instead.
+func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], opts ...InformerOption) (Informer[T], error) {
+	o, err := resolveOptions(factoryOptions(opts))
 	if err != nil {
 		return nil, err
 	}
-	if o.member != nil {
-		return nil, errMembershipOfInformer
+	if o.namespace != metav1.NamespaceAll {
+		return nil, fmt.Errorf("generic: NewInformer: WithNamespace(%q): the ListerWatcher chooses the namespace; make it for that namespace instead", o.namespace)
 	}
-	return newInformer(lw, gvr, convert, o, newShardState(o.shardOrAll()), selection{}), nil
+	if tweak := o.listTweak(); tweak != nil && lw != nil && !isNilPointer(lw) {
+		lw = tweakedListerWatcher(lw, tweak)
+	}
+	return newInformer(lw, gvr, convert, o, newShardState(o.shardOrAll()), selectionOf(o)), nil
 }
 
 // newInformer assembles an informer: the one place where the list/watch

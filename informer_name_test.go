@@ -89,7 +89,7 @@ func TestWithInformerName(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "generic-test-" + tc.name
-			var opts []generic.Option
+			var opts []generic.FactoryOption
 			if tc.named {
 				informerName, err := cache.NewInformerName(name)
 				if err != nil {

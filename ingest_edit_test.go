@@ -52,13 +52,13 @@ func TestIngestEditsDoNotRaceTheRecord(t *testing.T) {
 	}
 	tests := []struct {
 		name                     string
-		opts                     []generic.Option
+		opts                     []generic.InformerOption
 		wantManaged, wantAnnotes bool
 	}{
-		{name: "strip", opts: []generic.Option{generic.WithStripManagedFields()}, wantAnnotes: true},
-		{name: "transform", opts: []generic.Option{generic.WithTransform(identity)}, wantManaged: true, wantAnnotes: true},
-		{name: "strip and transform", opts: []generic.Option{generic.WithStripManagedFields(), generic.WithTransform(identity)}, wantAnnotes: true},
-		{name: "transform removing metadata fields", opts: []generic.Option{generic.WithTransform(slim)}},
+		{name: "strip", opts: []generic.InformerOption{generic.WithStripManagedFields()}, wantAnnotes: true},
+		{name: "transform", opts: []generic.InformerOption{generic.WithTransform(identity)}, wantManaged: true, wantAnnotes: true},
+		{name: "strip and transform", opts: []generic.InformerOption{generic.WithStripManagedFields(), generic.WithTransform(identity)}, wantAnnotes: true},
+		{name: "transform removing metadata fields", opts: []generic.InformerOption{generic.WithTransform(slim)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

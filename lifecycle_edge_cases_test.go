@@ -269,7 +269,7 @@ func TestDropInForResourceKeepsHandRunInformer(t *testing.T) {
 func TestInformerAskedForAfterStartRuns(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []generic.Option
+		opts []generic.InformerOption
 		// wantUnsynced is what WaitForCacheSyncError names, by resource,
 		// before a second Start; wantState the late informer's State then.
 		wantUnsynced map[string]generic.State
@@ -297,7 +297,7 @@ func TestInformerAskedForAfterStartRuns(t *testing.T) {
 				}
 				return false, nil, nil
 			})
-			factory := newFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil, tc.opts...)
+			factory := newFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), nil, asFactoryOptions(tc.opts)...)
 			startCtx, stopStart := context.WithCancel(context.Background())
 			t.Cleanup(func() {
 				stopStart()
@@ -395,8 +395,8 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 		stopStart()
 		return true
 	}
-	onSynced := func(trigger func()) []generic.Option {
-		return []generic.Option{generic.WithStateHandler(func(s generic.Status) {
+	onSynced := func(trigger func()) []generic.InformerOption {
+		return []generic.InformerOption{generic.WithStateHandler(func(s generic.Status) {
 			if s.State == generic.Synced {
 				trigger()
 			}
@@ -408,8 +408,8 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 	onAddClientGo := func(trigger func()) cache.ResourceEventHandler {
 		return cache.ResourceEventHandlerFuncs{AddFunc: func(any) { trigger() }}
 	}
-	onConversionError := func(trigger func()) []generic.Option {
-		return []generic.Option{generic.WithErrorHandler(func(_ context.Context, err error) {
+	onConversionError := func(trigger func()) []generic.InformerOption {
+		return []generic.InformerOption{generic.WithErrorHandler(func(_ context.Context, err error) {
 			var conversion *generic.ConversionError
 			if errors.As(err, &conversion) {
 				trigger()
@@ -421,7 +421,7 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 		name string
 		// opts and handler, if not nil, make the callback that calls
 		// trigger, which makes the call once.
-		opts    func(trigger func()) []generic.Option
+		opts    func(trigger func()) []generic.InformerOption
 		handler func(trigger func()) cache.TypedResourceEventHandler[*widget.Widget]
 		// clientGoHandler is added the client-go way, on Informer().
 		clientGoHandler func(trigger func()) cache.ResourceEventHandler
@@ -463,7 +463,7 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 					returned <- tc.call(informer)
 				})
 			}
-			var opts []generic.Option
+			var opts []generic.InformerOption
 			if tc.opts != nil {
 				opts = tc.opts(trigger)
 			}
@@ -475,7 +475,7 @@ func TestCallbackMayReleaseOrShutdown(t *testing.T) {
 			var setupErr error
 			go func() {
 				defer close(done)
-				factory = newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), opts...)
+				factory = newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), asFactoryOptions(opts)...)
 				informer = acquire(factory, widget.GVR)
 				if tc.handler != nil {
 					if _, setupErr = informer.AddEventHandler(tc.handler(trigger)); setupErr != nil {

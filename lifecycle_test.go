@@ -168,10 +168,10 @@ type servingSwitch struct {
 // newSwitchedWidgetFactory returns a Widget factory made with opts over a
 // fake dynamic client seeded from testdata/widgets.yaml, the switch that
 // stops and starts serving Widgets, and shuts the factory down at cleanup.
-func newSwitchedWidgetFactory(t *testing.T, opts ...generic.Option) (*generic.Factory[*widget.Widget], *servingSwitch) {
+func newSwitchedWidgetFactory(t *testing.T, opts ...generic.InformerOption) (*generic.Factory[*widget.Widget], *servingSwitch) {
 	client := newDynamicClient(t, "testdata/widgets.yaml")
 	serving := newServingSwitch(client, widget.GVR)
-	factory := newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), opts...)
+	factory := newFactory(generic.DynamicSource(client), generic.FromUnstructured[*widget.Widget](), asFactoryOptions(opts)...)
 	t.Cleanup(factory.Shutdown)
 	return factory, serving
 }

@@ -55,19 +55,40 @@ type Membership struct {
 	LeaveTimeout time.Duration
 }
 
-// WithMembership makes a factory's replicas divide its objects through
-// their Leases (see Membership): the factory's informers hold the shard
-// the live replicas give this one, and move with it. It is a factory's
-// Option (NewFactory, typed.NewFactory): given to Acquire or NewInformer,
-// and with WithShard, it is an error. A Membership that is not valid
-// (no Leases client, Group or Identity, an Identity that is not a DNS
-// subdomain, timings out of order) is an error where the Option is given.
+// Member is this replica's place in the group of a Membership: made
+// once, by NewMember, and given to every Registry that moves with it
+// (WithMembership), so that several registries of one process share one
+// Lease and one shard. It is an explicit value, not a side effect of an
+// option: an option is a plain value. A Member joins its group at the
+// first Start of a Registry given it, and leaves once (Shutdown of one of
+// them, or the end of that Start's context); it does not join again.
+type Member struct {
+	member *member
+}
+
+// NewMember returns the Member of m, after checking m: a Membership that
+// is not valid (no Leases client, Group or Identity, an Identity that is
+// not a DNS subdomain, timings out of order) is an error naming the
+// field. It talks to no server: the Member joins at Start.
+func NewMember(m Membership) (*Member, error) {
+	mem, err := newMember(m)
+	if err != nil {
+		return nil, err
+	}
+	return &Member{member: mem}, nil
+}
+
+// WithMembership makes a Registry's replicas divide its objects through
+// their Leases (see Membership): its informers hold the shard the live
+// replicas give this one, and move with it. It is a FactoryOption only,
+// so that giving it to one informer does not compile; with WithShard, or a
+// nil Member, it is an error where the registry is made. Every Registry
+// given the same Member moves with it: make it once (NewMember).
 //
-// A factory with a membership starts its informers only once the
+// A Registry with a membership starts its informers only once the
 // membership has given the replica its shard, so that a replica that
 // joins never lists every object: its Start joins the group, its
-// WaitForCacheSync waits for the shard first. Every factory given the same
-// Option value shares the one membership (typed.NewFactory's kinds do).
+// WaitForCacheSync waits for the shard first.
 //
 // A replica that leaves (Shutdown, or the end of Start's context) owns
 // nothing from the start of its leave on: its Membership says Leaving, Owns
@@ -78,10 +99,17 @@ type Membership struct {
 // was not renewed since they read it, so that the group's Leases do not grow
 // with every crash and a replica that joins later does not count a dead one
 // live for a LeaseDuration before it settles.
-func WithMembership(m Membership) Option {
-	member := newMember(m)
-	return func(o *options) { o.member = member }
+func WithMembership(m *Member) FactoryOption {
+	return factoryOption(func(o *options) {
+		if m == nil {
+			o.memberErr = errNilMember
+			return
+		}
+		o.member = m.member
+	})
 }
+
+var errNilMember = errors.New("generic: WithMembership(nil): make the Member with NewMember")
 
 // MembershipStatus is where a replica stands in its membership, for its
 // status and metrics.
@@ -153,9 +181,6 @@ func orDefault(d, otherwise time.Duration) time.Duration {
 // ErrMembershipReshards is BeginReshard's and Reshard's error on a factory
 // with a membership, which moves its shard itself.
 var ErrMembershipReshards = errors.New("generic: the factory's membership reshards it (WithMembership)")
-
-// errMembershipOfInformer is WithMembership given to one informer.
-var errMembershipOfInformer = errors.New("generic: WithMembership is a factory's Option, not an informer's")
 
 // MembershipMetricsProvider is a MetricsProvider that also measures a
 // replica's membership: a factory with WithMembership and

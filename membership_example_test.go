@@ -25,14 +25,19 @@ func ExampleWithMembership() {
 	leases := kubefake.NewClientset().CoordinationV1().Leases("default")
 
 	replica := func(podName string) *generic.Factory[*unstructured.Unstructured] {
-		factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil,
-			generic.WithMembership(generic.Membership{
-				Leases:   leases,
-				Group:    "mycontroller", // the same for every replica
-				Identity: podName,        // in a Pod: os.Getenv("POD_NAME"), set from metadata.name
-				// Short, for the example; the defaults are 15 s, 10 s and 2 s.
-				LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 100 * time.Millisecond,
-			}))
+		// One Member per replica, made once, given to every factory of
+		// the replica.
+		member, err := generic.NewMember(generic.Membership{
+			Leases:   leases,
+			Group:    "mycontroller", // the same for every replica
+			Identity: podName,        // in a Pod: os.Getenv("POD_NAME"), set from metadata.name
+			// Short, for the example; the defaults are 15 s, 10 s and 2 s.
+			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 100 * time.Millisecond,
+		})
+		if err != nil {
+			panic(err)
+		}
+		factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithMembership(member))
 		if err != nil {
 			panic(err)
 		}

@@ -57,13 +57,13 @@ func newMember(t *testing.T, server *shardServer, leases *fake.Clientset, id str
 }
 
 // newMemberOf makes a member of membership, with opts, not started.
-func newMemberOf(t *testing.T, server *shardServer, membership generic.Membership, opts ...generic.Option) *member {
+func newMemberOf(t *testing.T, server *shardServer, membership generic.Membership, opts ...generic.InformerOption) *member {
 	t.Helper()
 	m := &member{id: membership.Identity}
 	source := func(gvr schema.GroupVersionResource, namespace string, tweak generic.TweakListOptionsFunc) cache.ListerWatcher {
 		return m.recording(server.Source(gvr, namespace, tweak))
 	}
-	m.replica = &replica{factory: newFactory[*corev1.ConfigMap](source, nil, append([]generic.Option{generic.WithMembership(membership)}, opts...)...)}
+	m.replica = &replica{factory: newFactory[*corev1.ConfigMap](source, nil, append([]generic.FactoryOption{generic.WithMembership(mustMember(t, membership))}, asFactoryOptions(opts)...)...)}
 	m.informer = acquire(m.factory, configMapsGVR)
 	return m
 }
@@ -268,7 +268,7 @@ func TestMembershipOptionErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(*generic.Membership)
-		opts   []generic.Option
+		opts   []generic.InformerOption
 		want   string
 	}{
 		{"no Leases client", func(m *generic.Membership) { m.Leases = nil }, nil, "no Leases client"},
@@ -277,29 +277,42 @@ func TestMembershipOptionErrors(t *testing.T) {
 		{"Group not a label value", func(m *generic.Membership) { m.Group = "a/b" }, nil, `Group "a/b"`},
 		{"timings out of order", func(m *generic.Membership) { m.RenewDeadline = time.Second }, nil, "want 0 < RetryPeriod"},
 		{"negative LeaveTimeout", func(m *generic.Membership) { m.LeaveTimeout = -time.Second }, nil, "negative LeaveTimeout"},
-		{"with WithShard", func(*generic.Membership) {}, []generic.Option{generic.WithShard(0, 2)}, "the membership gives the shard"},
+		{"with WithShard", func(*generic.Membership) {}, []generic.InformerOption{generic.WithShard(0, 2)}, "the membership gives the shard"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := valid
 			tt.change(&m)
-			_, err := generic.NewFactory[*corev1.ConfigMap](nil, nil, append([]generic.Option{generic.WithMembership(m)}, tt.opts...)...)
+			err := func() error {
+				member, err := generic.NewMember(m)
+				if err != nil {
+					return err
+				}
+				_, err = generic.NewFactory[*corev1.ConfigMap](nil, nil, append([]generic.FactoryOption{generic.WithMembership(member)}, asFactoryOptions(tt.opts)...)...)
+				return err
+			}()
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("NewFactory = %v, want an error saying %q", err, tt.want)
+				t.Errorf("NewMember, NewFactory = %v, want an error saying %q", err, tt.want)
 			}
 		})
 	}
-	factory := newFactory[*corev1.ConfigMap](nil, nil)
-	if _, err := factory.Acquire(configMapsGVR, generic.WithMembership(valid)); err == nil {
-		t.Error("Acquire with WithMembership: no error")
+	if _, err := generic.NewFactory[*corev1.ConfigMap](nil, nil, generic.WithMembership(nil)); err == nil || !strings.Contains(err.Error(), "WithMembership(nil)") {
+		t.Errorf("NewFactory with WithMembership(nil) = %v, want an error naming it", err)
 	}
-	if _, err := generic.NewInformer[*corev1.ConfigMap](nil, configMapsGVR, nil, generic.WithMembership(valid)); err == nil {
-		t.Error("NewInformer with WithMembership: no error")
-	}
-	member := newFactory[*corev1.ConfigMap](nil, nil, generic.WithMembership(valid))
+	member := newFactory[*corev1.ConfigMap](nil, nil, generic.WithMembership(mustMember(t, valid)))
 	if diff := cmp.Diff(generic.ErrMembershipReshards.Error(), fmt.Sprint(member.Reshard(context.Background(), generic.Shard{Index: 0, Count: 2}))); diff != "" {
 		t.Errorf("Reshard of a membership's factory (-want +got):\n%s", diff)
 	}
+}
+
+// mustMember is generic.NewMember of a valid m.
+func mustMember(t *testing.T, m generic.Membership) *generic.Member {
+	t.Helper()
+	member, err := generic.NewMember(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return member
 }
 
 // reconciles records the reconciles of controllers on several replicas:

@@ -200,8 +200,8 @@ func (NoopInformerMetrics) Delete()                                             
 // provider (see MetricsProvider); nil, the default, measures nothing.
 // Given to NewFactory it applies to every informer; given to
 // Factory.Acquire, to that informer.
-func WithMetricsProvider(provider MetricsProvider) Option {
-	return func(o *options) { o.metricsProvider = provider }
+func WithMetricsProvider(provider MetricsProvider) InformerOption {
+	return informerOption(func(o *options) { o.metricsProvider = provider })
 }
 
 // WithInformerName gives the informers client-go's informer identity for
@@ -220,6 +220,6 @@ func WithMetricsProvider(provider MetricsProvider) Option {
 // run of the handlers after an event leaves the queue; the delivery
 // latency (MetricsProvider) is from the event's arrival at the ingest to
 // each handler's call, which client-go does not measure.
-func WithInformerName(name *cache.InformerName) Option {
-	return func(o *options) { o.informerName = name }
+func WithInformerName(name *cache.InformerName) InformerOption {
+	return informerOption(func(o *options) { o.informerName = name })
 }

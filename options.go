@@ -26,11 +26,48 @@ type TweakListOptionsFunc func(*metav1.ListOptions)
 // must be safe for concurrent use, and should return quickly.
 type ErrorHandler func(ctx context.Context, err error)
 
-// Option configures a Factory or an Informer, in the manner of client-go's
-// informers.SharedInformerOption. A nil Option is ignored. Every package
-// of this module takes Options: typed's InformerFor and the rest, and
-// generictest (FactoryOptions).
-type Option func(*options)
+// FactoryOption configures a Registry and every informer it makes:
+// NewRegistry, NewFactory, typed.NewFactory and generictest's
+// FactoryOptions take them. Every InformerOption is one too, which sets
+// the default of every informer. The options that only a factory can
+// honour (WithMembership) are FactoryOptions alone, so that passing one
+// where an informer is made does not compile. A nil option is ignored.
+// Options are plain values: one may be given to any number of factories.
+type FactoryOption interface {
+	applyToFactory(o *options)
+}
+
+// InformerOption configures one informer, overriding the factory's
+// (Factory.Acquire, typed.InformerFor and the rest, NewInformer), as
+// controller-runtime's cache.ByObject does; given to a factory it is a
+// FactoryOption and applies to every informer. A nil option is ignored.
+type InformerOption interface {
+	FactoryOption
+	applyToInformer(o *options)
+}
+
+// factoryOption is an option of a factory alone.
+type factoryOption func(*options)
+
+func (f factoryOption) applyToFactory(o *options) { f(o) }
+
+// informerOption is an option of an informer, and so of a factory.
+type informerOption func(*options)
+
+func (f informerOption) applyToFactory(o *options)  { f(o) }
+func (f informerOption) applyToInformer(o *options) { f(o) }
+
+// factoryOptions are informer options as factory options, for
+// resolveOptions.
+func factoryOptions(opts []InformerOption) []FactoryOption {
+	all := make([]FactoryOption, 0, len(opts))
+	for _, opt := range opts {
+		if opt != nil {
+			all = append(all, opt)
+		}
+	}
+	return all
+}
 
 // options holds what the Options set, after resolveOptions filled in the
 // defaults.
@@ -54,8 +91,10 @@ type options struct {
 	// the field hashed.
 	shard    *Shard
 	shardKey ShardKey
-	// member is WithMembership's, nil if not given.
-	member *member
+	// member is WithMembership's, nil if not given; memberErr is why the
+	// one given cannot be used.
+	member    *member
+	memberErr error
 	// metricsProvider receives the informers' metrics (metrics.go).
 	metricsProvider MetricsProvider
 	// informerName is client-go's informer identity for its own
@@ -68,16 +107,16 @@ type options struct {
 // asked for resyncs gets an update for every cached object. Zero, the
 // default, turns resyncs off; so does a negative period (client-go would
 // resync as fast as it can).
-func WithResyncPeriod(period time.Duration) Option {
-	return func(o *options) { o.resyncPeriod = max(period, 0) }
+func WithResyncPeriod(period time.Duration) InformerOption {
+	return informerOption(func(o *options) { o.resyncPeriod = max(period, 0) })
 }
 
 // WithNamespace limits the informers to one namespace. The default,
 // metav1.NamespaceAll (""), watches all namespaces. Cluster-scoped resources
 // are not in any namespace; where the source knows a resource's scope (the
 // typed factory does) it ignores the namespace for them.
-func WithNamespace(namespace string) Option {
-	return func(o *options) { o.namespace = namespace }
+func WithNamespace(namespace string) InformerOption {
+	return informerOption(func(o *options) { o.namespace = namespace })
 }
 
 // WithTweakListOptions sets a function that changes the options of every
@@ -96,24 +135,24 @@ func WithNamespace(namespace string) Option {
 // error naming both. Every request then gets the tweak, followed by the
 // combined selectors; a tweak whose selectors change from call to call
 // keeps those of its first call.
-func WithTweakListOptions(tweak TweakListOptionsFunc) Option {
-	return func(o *options) { o.tweakListOptions = tweak }
+func WithTweakListOptions(tweak TweakListOptionsFunc) InformerOption {
+	return informerOption(func(o *options) { o.tweakListOptions = tweak })
 }
 
 // WithLabelSelector limits the informers to the objects whose labels match
 // selector, in the syntax of metav1.ListOptions.LabelSelector ("app=web",
 // "tier in (a,b)"). A selector that does not parse (labels.Parse) is an
 // error where the Option is given.
-func WithLabelSelector(selector string) Option {
-	return func(o *options) { o.labelSelector = selector }
+func WithLabelSelector(selector string) InformerOption {
+	return informerOption(func(o *options) { o.labelSelector = selector })
 }
 
 // WithFieldSelector limits the informers to the objects whose fields match
 // selector, in the syntax of metav1.ListOptions.FieldSelector
 // ("spec.nodeName=node-1"). A selector that does not parse
 // (fields.ParseSelector) is an error where the Option is given.
-func WithFieldSelector(selector string) Option {
-	return func(o *options) { o.fieldSelector = selector }
+func WithFieldSelector(selector string) InformerOption {
+	return informerOption(func(o *options) { o.fieldSelector = selector })
 }
 
 // WithIndexers adds indexers to every informer; a name given twice keeps the
@@ -125,12 +164,12 @@ func WithFieldSelector(selector string) Option {
 // error does not panic the informer, as it would in client-go: the error
 // is reported as an *IndexError and the object is left out of that index;
 // a nil index function is reported so, and the index left out.
-func WithIndexers(indexers cache.Indexers) Option {
-	return func(o *options) {
+func WithIndexers(indexers cache.Indexers) InformerOption {
+	return informerOption(func(o *options) {
 		for name, fn := range indexers {
 			o.indexers[name] = fn
 		}
-	}
+	})
 }
 
 // WithTransform sets the informers' transform, which runs on every object
@@ -155,14 +194,14 @@ func WithIndexers(indexers cache.Indexers) Option {
 // gets objects as the dynamic client made them, and may edit any part.
 // Informer().SetTransform, client-go's way, sets this same transform,
 // until the informer starts.
-func WithTransform(transform cache.TransformFunc) Option {
-	return func(o *options) { o.transform = transform }
+func WithTransform(transform cache.TransformFunc) InformerOption {
+	return informerOption(func(o *options) { o.transform = transform })
 }
 
 // WithErrorHandler sets where the informers report the errors they recover
 // from. The default logs them through klog's contextual logger.
-func WithErrorHandler(handler ErrorHandler) Option {
-	return func(o *options) { o.errorHandler = handler }
+func WithErrorHandler(handler ErrorHandler) InformerOption {
+	return informerOption(func(o *options) { o.errorHandler = handler })
 }
 
 // WithStripManagedFields makes informers drop metadata.managedFields from
@@ -175,14 +214,14 @@ func WithErrorHandler(handler ErrorHandler) Option {
 // Objects read from such a cache have no managedFields, so do not use it
 // where they are needed, such as to build an apply configuration from a
 // cached object.
-func WithStripManagedFields() Option {
-	return func(o *options) { o.stripManaged = true }
+func WithStripManagedFields() InformerOption {
+	return informerOption(func(o *options) { o.stripManaged = true })
 }
 
 // WithStateHandler sets a function told of every change of an informer's
 // State (see Informer.Status), for example to log or export it.
-func WithStateHandler(handler StateHandler) Option {
-	return func(o *options) { o.stateHandler = handler }
+func WithStateHandler(handler StateHandler) InformerOption {
+	return informerOption(func(o *options) { o.stateHandler = handler })
 }
 
 // WithStopWhenNotServed makes informers stop for good when their resource is
@@ -195,8 +234,8 @@ func WithStateHandler(handler StateHandler) Option {
 // stopped informer with a fresh one at the next Acquire, and lets the old
 // one run on, idle, until its handlers may have had every delete (see
 // Factory.Acquire).
-func WithStopWhenNotServed() Option {
-	return func(o *options) { o.stopWhenGone = true }
+func WithStopWhenNotServed() InformerOption {
+	return informerOption(func(o *options) { o.stopWhenGone = true })
 }
 
 // withDeferredStart makes a Factory run the informers asked for after
@@ -205,8 +244,8 @@ func WithStopWhenNotServed() Option {
 // so that an informer asked for late is never left unstarted (kubernetes
 // #92777). The client-go-shaped factory of shim.go, which the drop-in
 // packages use, sets it to keep client-go's behaviour exactly.
-func withDeferredStart() Option {
-	return func(o *options) { o.deferredStart = true }
+func withDeferredStart() FactoryOption {
+	return factoryOption(func(o *options) { o.deferredStart = true })
 }
 
 // withIngestSharing makes the ingest give every object to share last,
@@ -215,8 +254,8 @@ func withDeferredStart() Option {
 // ListerWatcher made it, and what share makes shared is never edited
 // again. The client-go-shaped factory of shim.go sets it for the drop-in
 // for dynamicinformer (dropInSharing).
-func withIngestSharing(share func(obj any)) Option {
-	return func(o *options) { o.share = share }
+func withIngestSharing(share func(obj any)) FactoryOption {
+	return factoryOption(func(o *options) { o.share = share })
 }
 
 // WithShard makes the informers hold one shard of their resource's
@@ -237,16 +276,16 @@ func withIngestSharing(share func(obj any)) Option {
 // A shard that is not valid (ParseShard's rules: count at least 1, index in
 // [0, count)) is an error where the Option is given. WithShard(0, 1)
 // selects every object and sends no selector.
-func WithShard(index, count int) Option {
+func WithShard(index, count int) InformerOption {
 	shard := Shard{Index: index, Count: count}
-	return func(o *options) { o.shard = &shard }
+	return informerOption(func(o *options) { o.shard = &shard })
 }
 
 // WithShardKey sets the field whose hash places objects in shards:
 // ShardByUID (the default) or ShardByNamespace. Any other value is an
 // error where the Option is given.
-func WithShardKey(key ShardKey) Option {
-	return func(o *options) { o.shardKey = key }
+func WithShardKey(key ShardKey) InformerOption {
+	return informerOption(func(o *options) { o.shardKey = key })
 }
 
 // shardOrAll is the shard given, or every object.
@@ -259,7 +298,7 @@ func (o options) shardOrAll() Shard {
 
 // resolveOptions is the one place that applies Options over the defaults,
 // and refuses those that cannot be used.
-func resolveOptions(opts []Option) (options, error) {
+func resolveOptions(opts []FactoryOption) (options, error) {
 	o := options{
 		namespace:    metav1.NamespaceAll,
 		indexers:     cache.Indexers{}, // a map of its own: WithIndexers adds to it
@@ -267,8 +306,8 @@ func resolveOptions(opts []Option) (options, error) {
 		shardKey:     ShardByUID,
 	}
 	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
+		if opt != nil && !isNilPointer(opt) {
+			opt.applyToFactory(&o)
 		}
 	}
 	if o.errorHandler == nil {
@@ -282,10 +321,10 @@ func resolveOptions(opts []Option) (options, error) {
 
 // validate returns why the options cannot be used, or nil.
 func (o options) validate() error {
+	if o.memberErr != nil {
+		return o.memberErr
+	}
 	if o.member != nil {
-		if o.member.err != nil {
-			return o.member.err
-		}
 		if o.shard != nil {
 			return errors.New("generic: WithMembership and WithShard: the membership gives the shard")
 		}

@@ -481,36 +481,36 @@ func TestWaitForWriteOutsideSelection(t *testing.T) {
 		// selection (the gate is off), and the informer's cache's resource
 		// version moves with them (the chain hands them on as bookmarks).
 		rvMoves bool
-		opts    []generic.Option
+		opts    []generic.InformerOption
 		// outside makes the i-th object written outside the selection;
 		// inside one written inside it.
 		outside, inside func(s *shardServer, i int) *corev1.ConfigMap
 	}{
-		{name: "another namespace", opts: []generic.Option{generic.WithNamespace("team-a")},
+		{name: "another namespace", opts: []generic.InformerOption{generic.WithNamespace("team-a")},
 			outside: func(s *shardServer, i int) *corev1.ConfigMap {
 				return team("team-b", fmt.Sprint("other-", i), "b", s.newUID())
 			},
 			inside: func(s *shardServer, i int) *corev1.ConfigMap {
 				return team("team-a", fmt.Sprint("own-", i), "a", s.newUID())
 			}},
-		{name: "labels the selector does not match", opts: []generic.Option{generic.WithLabelSelector("team=a")},
+		{name: "labels the selector does not match", opts: []generic.InformerOption{generic.WithLabelSelector("team=a")},
 			outside: func(s *shardServer, i int) *corev1.ConfigMap {
 				return team("team-a", fmt.Sprint("other-", i), "b", s.newUID())
 			},
 			inside: func(s *shardServer, i int) *corev1.ConfigMap {
 				return team("team-a", fmt.Sprint("own-", i), "a", s.newUID())
 			}},
-		{name: "another shard, the server filtering (gate on)", honours: true, opts: []generic.Option{generic.WithShard(0, 2)},
+		{name: "another shard, the server filtering (gate on)", honours: true, opts: []generic.InformerOption{generic.WithShard(0, 2)},
 			outside: func(s *shardServer, i int) *corev1.ConfigMap { return inShard(t, s, fmt.Sprint("other-", i), false) },
 			inside:  func(s *shardServer, i int) *corev1.ConfigMap { return inShard(t, s, fmt.Sprint("own-", i), true) }},
-		{name: "another shard, the informer filtering (gate off)", rvMoves: true, opts: []generic.Option{generic.WithShard(0, 2)},
+		{name: "another shard, the informer filtering (gate off)", rvMoves: true, opts: []generic.InformerOption{generic.WithShard(0, 2)},
 			outside: func(s *shardServer, i int) *corev1.ConfigMap { return inShard(t, s, fmt.Sprint("other-", i), false) },
 			inside:  func(s *shardServer, i int) *corev1.ConfigMap { return inShard(t, s, fmt.Sprint("own-", i), true) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			server := newShardServer(tc.honours, false)
-			factory := newFactory[*corev1.ConfigMap](server.Source, nil, tc.opts...)
+			factory := newFactory[*corev1.ConfigMap](server.Source, nil, asFactoryOptions(tc.opts)...)
 			defer factory.Shutdown()
 			informer := acquire(factory, configMapsGVR)
 			ctx, cancel := testContext(t)

@@ -27,7 +27,7 @@ import (
 type Registry struct {
 	// opts are the Registry-wide Options, which each informer's own (see
 	// Factory.Acquire) follow and override; options is them resolved.
-	opts    []Option
+	opts    []FactoryOption
 	options options
 	// shard is the selection the informers of the registry's own shard
 	// share, which Reshard moves (factory_shard.go), or the membership
@@ -85,10 +85,10 @@ func nilSource(schema.GroupVersionResource, string, TweakListOptionsFunc) cache.
 // them). An invalid Option (see each) is an error, and nothing is made.
 // It talks to no server: its informers list and watch once started, a
 // membership joins its group at Start.
-func NewRegistry(opts ...Option) (*Registry, error) {
+func NewRegistry(opts ...FactoryOption) (*Registry, error) {
 	// The namespace index comes first so that an indexer of the same name
 	// given in opts replaces it.
-	opts = append([]Option{WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})}, opts...)
+	opts = append([]FactoryOption{WithIndexers(cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})}, opts...)
 	o, err := resolveOptions(opts)
 	if err != nil {
 		return nil, err

@@ -39,9 +39,9 @@ type replica struct {
 	changes []event
 }
 
-func startReplica(t *testing.T, ctx context.Context, server *shardServer, opts ...generic.Option) *replica {
+func startReplica(t *testing.T, ctx context.Context, server *shardServer, opts ...generic.InformerOption) *replica {
 	t.Helper()
-	r := &replica{factory: newFactory[*corev1.ConfigMap](server.Source, nil, opts...)}
+	r := &replica{factory: newFactory[*corev1.ConfigMap](server.Source, nil, asFactoryOptions(opts)...)}
 	r.informer = acquire(r.factory, configMapsGVR)
 	_, err := r.informer.AddEventHandler(cache.TypedResourceEventHandlerDetailedFuncs[*corev1.ConfigMap]{
 		AddFunc: func(cm *corev1.ConfigMap, isInInitialList bool) {
@@ -184,17 +184,17 @@ func TestShardsPartitionTheObjects(t *testing.T) {
 func TestShardSelectorOnTheWire(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []generic.Option
+		opts []generic.InformerOption
 		want string
 	}{
-		{"every object", []generic.Option{generic.WithShard(0, 1)}, ""},
+		{"every object", []generic.InformerOption{generic.WithShard(0, 1)}, ""},
 		{"no shard", nil, ""},
-		{"0/2", []generic.Option{generic.WithShard(0, 2)}, "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"},
-		{"1/2", []generic.Option{generic.WithShard(1, 2)}, "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')"},
-		{"1/4", []generic.Option{generic.WithShard(1, 4)}, "shardRange(object.metadata.uid, '0x4000000000000000', '0x8000000000000000')"},
-		{"3/4", []generic.Option{generic.WithShard(3, 4)}, "shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')"},
-		{"1/3", []generic.Option{generic.WithShard(1, 3)}, "shardRange(object.metadata.uid, '0x5555555555555555', '0xaaaaaaaaaaaaaaaa')"},
-		{"by namespace", []generic.Option{generic.WithShard(0, 2), generic.WithShardKey(generic.ShardByNamespace)}, "shardRange(object.metadata.namespace, '0x0000000000000000', '0x8000000000000000')"},
+		{"0/2", []generic.InformerOption{generic.WithShard(0, 2)}, "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"},
+		{"1/2", []generic.InformerOption{generic.WithShard(1, 2)}, "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')"},
+		{"1/4", []generic.InformerOption{generic.WithShard(1, 4)}, "shardRange(object.metadata.uid, '0x4000000000000000', '0x8000000000000000')"},
+		{"3/4", []generic.InformerOption{generic.WithShard(3, 4)}, "shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')"},
+		{"1/3", []generic.InformerOption{generic.WithShard(1, 3)}, "shardRange(object.metadata.uid, '0x5555555555555555', '0xaaaaaaaaaaaaaaaa')"},
+		{"by namespace", []generic.InformerOption{generic.WithShard(0, 2), generic.WithShardKey(generic.ShardByNamespace)}, "shardRange(object.metadata.namespace, '0x0000000000000000', '0x8000000000000000')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,20 +225,20 @@ func TestShardSelectorOnTheWire(t *testing.T) {
 func TestInvalidShardIsAnError(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []generic.Option
+		opts []generic.InformerOption
 		want string
 	}{
-		{"index = count", []generic.Option{generic.WithShard(2, 2)}, "invalid shard 2/2"},
-		{"index > count", []generic.Option{generic.WithShard(5, 3)}, "invalid shard 5/3"},
-		{"negative index", []generic.Option{generic.WithShard(-1, 2)}, "invalid shard -1/2"},
-		{"negative count", []generic.Option{generic.WithShard(0, -3)}, "invalid shard 0/-3"},
-		{"zero count", []generic.Option{generic.WithShard(0, 0)}, "invalid shard 0/0: count must be at least 1"},
-		{"unknown key", []generic.Option{generic.WithShard(0, 2), generic.WithShardKey("object.metadata.name")}, "unknown ShardKey"},
+		{"index = count", []generic.InformerOption{generic.WithShard(2, 2)}, "invalid shard 2/2"},
+		{"index > count", []generic.InformerOption{generic.WithShard(5, 3)}, "invalid shard 5/3"},
+		{"negative index", []generic.InformerOption{generic.WithShard(-1, 2)}, "invalid shard -1/2"},
+		{"negative count", []generic.InformerOption{generic.WithShard(0, -3)}, "invalid shard 0/-3"},
+		{"zero count", []generic.InformerOption{generic.WithShard(0, 0)}, "invalid shard 0/0: count must be at least 1"},
+		{"unknown key", []generic.InformerOption{generic.WithShard(0, 2), generic.WithShardKey("object.metadata.name")}, "unknown ShardKey"},
 	}
 	server := newShardServer(true, false)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, errFactory := generic.NewFactory[*corev1.ConfigMap](server.Source, nil, tt.opts...)
+			_, errFactory := generic.NewFactory[*corev1.ConfigMap](server.Source, nil, asFactoryOptions(tt.opts)...)
 			factory := newFactory[*corev1.ConfigMap](server.Source, nil)
 			defer factory.Shutdown()
 			_, errAcquire := factory.Acquire(configMapsGVR, tt.opts...)
@@ -560,13 +560,13 @@ func TestAcquireWithShard(t *testing.T) {
 			defer cancel()
 			server := newShardServer(true, false)
 			server.create("cm", 300)
-			var factoryOpts []generic.Option
+			var factoryOpts []generic.InformerOption
 			factoryShard := generic.Shard{Index: 0, Count: 1}
 			if tt.factory != nil {
 				factoryShard = *tt.factory
 				factoryOpts = append(factoryOpts, generic.WithShard(factoryShard.Index, factoryShard.Count))
 			}
-			factory := newFactory[*corev1.ConfigMap](server.Source, nil, factoryOpts...)
+			factory := newFactory[*corev1.ConfigMap](server.Source, nil, asFactoryOptions(factoryOpts)...)
 			defer factory.Shutdown()
 			plain := acquire(factory, configMapsGVR)
 			own := acquire(factory, configMapsGVR, generic.WithShard(tt.own.Index, tt.own.Count))

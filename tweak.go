@@ -1,6 +1,7 @@
 package generic
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,7 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	selectionop "k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // listTweak is what every list and watch request gets: the user's tweak,
@@ -140,4 +144,21 @@ func requirementsByKey[R any](reqs []R, describe func(R) (key, text string)) map
 		joined[k] = strings.Join(slices.Compact(rs), ",")
 	}
 	return joined
+}
+
+// tweakedListerWatcher is lw with tweak applied to the options of every
+// list and watch: how NewInformer honours the selectors and the tweak. It
+// keeps lw's word on WatchList semantics.
+func tweakedListerWatcher(lw cache.ListerWatcher, tweak TweakListOptionsFunc) cache.ListerWatcher {
+	inner := cache.ToListerWatcherWithContext(lw)
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+			tweak(&options)
+			return inner.ListWithContext(ctx, options)
+		},
+		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			tweak(&options)
+			return inner.WatchWithContext(ctx, options)
+		},
+	}, lw)
 }

@@ -37,7 +37,7 @@ func TestTweakSelectorsAreTheSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer factory.Shutdown()
-	_, i, err := factory.acquire(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, []Option{WithLabelSelector("tier=a"), tweak})
+	_, i, err := factory.acquire(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, []InformerOption{WithLabelSelector("tier=a"), tweak})
 	if err != nil {
 		t.Fatal(err)
 	}

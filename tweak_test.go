@@ -14,7 +14,7 @@ import (
 
 // tweakSelecting is a list-options tweak that sets the label selector,
 // as ported client-go code sets selectors.
-func tweakSelecting(selector string) generic.Option {
+func tweakSelecting(selector string) generic.InformerOption {
 	return generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.LabelSelector = selector })
 }
 
@@ -25,10 +25,10 @@ func tweakSelecting(selector string) generic.Option {
 func TestTweakSelectorsSelect(t *testing.T) {
 	tests := []struct {
 		name          string
-		factoryOpts   []generic.Option
-		informerOpts  []generic.Option
+		factoryOpts   []generic.InformerOption
+		informerOpts  []generic.InformerOption
 		wantKeys      []string
-		wantSameAsOpt []generic.Option // an informer that shares the cache
+		wantSameAsOpt []generic.InformerOption // an informer that shares the cache
 	}{
 		{
 			name:     "no tweak",
@@ -36,37 +36,37 @@ func TestTweakSelectorsSelect(t *testing.T) {
 		},
 		{
 			name:          "a tweak's label selector, on the informer",
-			informerOpts:  []generic.Option{tweakSelecting("app=web")},
+			informerOpts:  []generic.InformerOption{tweakSelecting("app=web")},
 			wantKeys:      []string{"team-a/settings", "team-b/settings"},
-			wantSameAsOpt: []generic.Option{generic.WithLabelSelector("app=web")},
+			wantSameAsOpt: []generic.InformerOption{generic.WithLabelSelector("app=web")},
 		},
 		{
 			name:         "a tweak's label selector, factory-wide",
-			factoryOpts:  []generic.Option{tweakSelecting("app=web")},
-			informerOpts: []generic.Option{generic.WithNamespace("team-a")},
+			factoryOpts:  []generic.InformerOption{tweakSelecting("app=web")},
+			informerOpts: []generic.InformerOption{generic.WithNamespace("team-a")},
 			wantKeys:     []string{"team-a/settings"},
 		},
 		{
 			name:          "a tweak's and an option's, on other labels, both",
-			informerOpts:  []generic.Option{generic.WithLabelSelector("!beta"), tweakSelecting("app=web")},
+			informerOpts:  []generic.InformerOption{generic.WithLabelSelector("!beta"), tweakSelecting("app=web")},
 			wantKeys:      []string{"team-a/settings", "team-b/settings"},
-			wantSameAsOpt: []generic.Option{generic.WithLabelSelector("app=web,!beta")},
+			wantSameAsOpt: []generic.InformerOption{generic.WithLabelSelector("app=web,!beta")},
 		},
 		{
 			name:          "a tweak's and an option's, the same",
-			informerOpts:  []generic.Option{generic.WithLabelSelector("app=web"), tweakSelecting("app=web")},
+			informerOpts:  []generic.InformerOption{generic.WithLabelSelector("app=web"), tweakSelecting("app=web")},
 			wantKeys:      []string{"team-a/settings", "team-b/settings"},
-			wantSameAsOpt: []generic.Option{generic.WithLabelSelector("app=web")},
+			wantSameAsOpt: []generic.InformerOption{generic.WithLabelSelector("app=web")},
 		},
 		{
 			name:         "a tweak that selects nothing cached",
-			informerOpts: []generic.Option{tweakSelecting("app=db")},
+			informerOpts: []generic.InformerOption{tweakSelecting("app=db")},
 			wantKeys:     []string{},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(newDynamicClient(t, "testdata/configmaps.yaml")), nil, tc.factoryOpts...)
+			factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(newDynamicClient(t, "testdata/configmaps.yaml")), nil, asFactoryOptions(tc.factoryOpts)...)
 			defer factory.Shutdown()
 			ctx, cancel := testContext(t)
 			defer cancel()
@@ -101,35 +101,35 @@ func TestTweakSelectorsConflict(t *testing.T) {
 	fieldTweak := generic.WithTweakListOptions(func(options *metav1.ListOptions) { options.FieldSelector = "metadata.name=b" })
 	tests := []struct {
 		name         string
-		factoryOpts  []generic.Option
-		informerOpts []generic.Option
+		factoryOpts  []generic.InformerOption
+		informerOpts []generic.InformerOption
 		wantInError  []string
 	}{
 		{
 			name:        "labels, factory-wide",
-			factoryOpts: []generic.Option{generic.WithLabelSelector("app=web"), tweakSelecting("app=db")},
+			factoryOpts: []generic.InformerOption{generic.WithLabelSelector("app=web"), tweakSelecting("app=db")},
 			wantInError: []string{`WithLabelSelector("app=web")`, `"app=db"`, `label "app"`},
 		},
 		{
 			name:         "labels, the factory's option and the informer's tweak",
-			factoryOpts:  []generic.Option{generic.WithLabelSelector("app=web,tier=a")},
-			informerOpts: []generic.Option{tweakSelecting("tier!=a")},
+			factoryOpts:  []generic.InformerOption{generic.WithLabelSelector("app=web,tier=a")},
+			informerOpts: []generic.InformerOption{tweakSelecting("tier!=a")},
 			wantInError:  []string{`WithLabelSelector("app=web,tier=a")`, `"tier!=a"`, `label "tier"`},
 		},
 		{
 			name:         "fields",
-			informerOpts: []generic.Option{generic.WithFieldSelector("metadata.name=a"), fieldTweak},
+			informerOpts: []generic.InformerOption{generic.WithFieldSelector("metadata.name=a"), fieldTweak},
 			wantInError:  []string{`WithFieldSelector("metadata.name=a")`, `"metadata.name=b"`, `field "metadata.name"`},
 		},
 		{
 			name:         "a tweak's selector that does not parse",
-			informerOpts: []generic.Option{tweakSelecting("app in (")},
+			informerOpts: []generic.InformerOption{tweakSelecting("app in (")},
 			wantInError:  []string{`"app in ("`, "WithTweakListOptions"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(newDynamicClient(t)), nil, tc.factoryOpts...)
+			factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(newDynamicClient(t)), nil, asFactoryOptions(tc.factoryOpts)...)
 			if err == nil {
 				defer factory.Shutdown()
 				_, err = factory.Acquire(configMapsGVR, tc.informerOpts...)

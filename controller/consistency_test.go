@@ -42,7 +42,7 @@ func TestReadsOwnWrites(t *testing.T) {
 			cm := configMap("team-a", "counter")
 			cm.Labels = tc.label
 			fake := newFake(t, generictest.Objects(cm))
-			var opts []generic.Option
+			var opts []generic.InformerOption
 			if tc.selector != "" {
 				opts = append(opts, generic.WithLabelSelector(tc.selector))
 			}

@@ -188,7 +188,7 @@ func TestResults(t *testing.T) {
 					close(secondCall)
 				}
 				return controller.Result{}, nil
-			}, fastRetries(), controller.WithErrorHandler(func(_ context.Context, err error) {
+			}, fastRetries(), controller.WithReconcileErrorHandler(func(_ context.Context, err error) {
 				reportedMu.Lock()
 				defer reportedMu.Unlock()
 				reported = append(reported, strings.SplitN(err.Error(), "\n", 2)[0])

@@ -8,7 +8,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 )
 
-// ConsistencyDelayError is what the ErrorHandler (WithErrorHandler) is told
+// ConsistencyDelayError is what the ErrorHandler (WithReconcileErrorHandler) is told
 // of each time a key is requeued with the rate limiter's backoff instead of
 // reconciled, because an informer the controller watches has not caught up
 // with a write of the key's earlier reconciles: its cache, which the

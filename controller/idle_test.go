@@ -133,7 +133,7 @@ func TestIdleReportNamesKeyAndCause(t *testing.T) {
 					return tc.first()
 				}
 				return controller.Result{}, nil
-			}, fastRetries(), controller.WithErrorHandler(func(context.Context, error) { report() }))
+			}, fastRetries(), controller.WithReconcileErrorHandler(func(context.Context, error) { report() }))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func TestIdleReportNamesConsistencyDelay(t *testing.T) {
 			return controller.Result{}, err
 		}
 		return controller.Result{RequeueAfter: time.Millisecond}, nil
-	}, fastRetries(), shortWait(), controller.WithErrorHandler(func(_ context.Context, err error) {
+	}, fastRetries(), shortWait(), controller.WithReconcileErrorHandler(func(_ context.Context, err error) {
 		if _, ok := errors.AsType[*controller.ConsistencyDelayError](err); !ok {
 			t.Errorf("reported: %v", err)
 			return

@@ -53,7 +53,7 @@ func TestKeyRecordsReleased(t *testing.T) {
 					return tc.first()
 				}
 				return controller.Result{}, nil
-			}, fastRetries(), controller.WithErrorHandler(func(context.Context, error) {}))
+			}, fastRetries(), controller.WithReconcileErrorHandler(func(context.Context, error) {}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,9 +91,13 @@ func TestKeyRecordsReleased(t *testing.T) {
 // soleMember is a membership of one replica, which owns every object once
 // it has joined; its timings are long enough for -race on a loaded
 // machine.
-func soleMember() generic.Membership {
-	return generic.Membership{Leases: kubefake.NewClientset().CoordinationV1().Leases("leases"), Group: "g", Identity: "only",
-		RetryPeriod: 20 * time.Millisecond, RenewDeadline: 10 * time.Second, LeaseDuration: 20 * time.Second, LeaveTimeout: time.Second}
+func soleMember() *generic.Member {
+	member, err := generic.NewMember(generic.Membership{Leases: kubefake.NewClientset().CoordinationV1().Leases("leases"), Group: "g", Identity: "only",
+		RetryPeriod: 20 * time.Millisecond, RenewDeadline: 10 * time.Second, LeaseDuration: 20 * time.Second, LeaveTimeout: time.Second})
+	if err != nil {
+		panic(err) // a valid Membership
+	}
+	return member
 }
 
 // waitOwnsAll waits until the replica owns every object of informer.

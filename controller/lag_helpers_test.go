@@ -73,7 +73,7 @@ func newLagging(t *testing.T, fake *generictest.Fake) *lagging {
 
 // informer acquires the informer of gvr with opts and returns it synced
 // and watching.
-func (l *lagging) informer(t *testing.T, gvr schema.GroupVersionResource, opts ...generic.Option) generic.Handle[*unstructured.Unstructured] {
+func (l *lagging) informer(t *testing.T, gvr schema.GroupVersionResource, opts ...generic.InformerOption) generic.Handle[*unstructured.Unstructured] {
 	t.Helper()
 	watching := l.gate.watches()
 	h, err := l.factory.Acquire(gvr, opts...)
@@ -317,7 +317,7 @@ func (l *delayLog) outcome() (reported, counted int, others []error) {
 // an error is a broken test.
 func newReporting(t *testing.T, name string, primary controller.Primary, reconcile controller.Reconciler, log *delayLog, opts ...controller.Option) *controller.Controller {
 	t.Helper()
-	opts = append([]controller.Option{fastRetries(), shortWait(), controller.WithErrorHandler(log.handler), controller.WithQueueMetrics(log)}, opts...)
+	opts = append([]controller.Option{fastRetries(), shortWait(), controller.WithReconcileErrorHandler(log.handler), controller.WithQueueMetrics(log)}, opts...)
 	c, err := controller.New(name, primary, reconcile, opts...)
 	if err != nil {
 		t.Fatal(err)

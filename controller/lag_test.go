@@ -186,7 +186,7 @@ func TestPendingWriteKeptAcrossTimeouts(t *testing.T) {
 	tests := []struct {
 		name string
 		// opts select the secondary informer's objects.
-		opts []generic.Option
+		opts []generic.InformerOption
 		seed []runtime.Object
 		// write is the first reconcile's write; sees whether the cache
 		// shows it.
@@ -215,7 +215,7 @@ func TestPendingWriteKeptAcrossTimeouts(t *testing.T) {
 		sees: func(cms cmLister) bool { _, ok := cachedData(cms, "team-a", "x", ""); return !ok },
 	}, {
 		name: "an update that takes a cached object out of the label selection",
-		opts: []generic.Option{generic.WithLabelSelector("app=web")},
+		opts: []generic.InformerOption{generic.WithLabelSelector("app=web")},
 		seed: []runtime.Object{cmWith("team-a", "x", map[string]string{"app": "web"}, nil)},
 		write: func(ctx context.Context, client cmClient) error {
 			return update(ctx, client, "team-a", "x", func(cm *corev1.ConfigMap) { cm.Labels = nil })
@@ -223,7 +223,7 @@ func TestPendingWriteKeptAcrossTimeouts(t *testing.T) {
 		sees: func(cms cmLister) bool { _, ok := cachedData(cms, "team-a", "x", ""); return !ok },
 	}, {
 		name: "an update of a cached object, field selector on data",
-		opts: []generic.Option{generic.WithFieldSelector("data.kind=a")},
+		opts: []generic.InformerOption{generic.WithFieldSelector("data.kind=a")},
 		seed: []runtime.Object{cmWith("team-a", "x", nil, map[string]string{"kind": "a", "v": "1"})},
 		write: func(ctx context.Context, client cmClient) error {
 			return update(ctx, client, "team-a", "x", func(cm *corev1.ConfigMap) { cm.Data["v"] = "2" })
@@ -231,7 +231,7 @@ func TestPendingWriteKeptAcrossTimeouts(t *testing.T) {
 		sees: func(cms cmLister) bool { v, _ := cachedData(cms, "team-a", "x", "v"); return v == "2" },
 	}, {
 		name: "an update that takes a cached object out of a field selection on data",
-		opts: []generic.Option{generic.WithFieldSelector("data.kind=a")},
+		opts: []generic.InformerOption{generic.WithFieldSelector("data.kind=a")},
 		seed: []runtime.Object{cmWith("team-a", "x", nil, map[string]string{"kind": "a"})},
 		write: func(ctx context.Context, client cmClient) error {
 			return update(ctx, client, "team-a", "x", func(cm *corev1.ConfigMap) { cm.Data["kind"] = "b" })
@@ -331,7 +331,7 @@ func TestUnobservableWritesDropped(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		opts []generic.Option
+		opts []generic.InformerOption
 		seed []runtime.Object
 		// write is the first reconcile's write; stop stops the
 		// informer after it.
@@ -339,23 +339,23 @@ func TestUnobservableWritesDropped(t *testing.T) {
 		stop  bool
 	}{{
 		name:  "a create in another namespace",
-		opts:  []generic.Option{generic.WithNamespace("team-a")},
+		opts:  []generic.InformerOption{generic.WithNamespace("team-a")},
 		write: create(configMap("team-b", "x")),
 	}, {
 		name:  "a create outside the label selection",
-		opts:  []generic.Option{generic.WithLabelSelector("app=web")},
+		opts:  []generic.InformerOption{generic.WithLabelSelector("app=web")},
 		write: create(configMap("team-a", "x")),
 	}, {
 		name:  "a create outside a field selection on the name",
-		opts:  []generic.Option{generic.WithFieldSelector("metadata.name=watched")},
+		opts:  []generic.InformerOption{generic.WithFieldSelector("metadata.name=watched")},
 		write: create(configMap("team-a", "x")),
 	}, {
 		name:  "a create in another shard",
-		opts:  []generic.Option{generic.WithShard(0, 2), generic.WithShardKey(generic.ShardByNamespace)},
+		opts:  []generic.InformerOption{generic.WithShard(0, 2), generic.WithShardKey(generic.ShardByNamespace)},
 		write: create(configMap(otherShard, "x")),
 	}, {
 		name:  "a create outside a field selection on data, decided when the controller is built",
-		opts:  []generic.Option{generic.WithFieldSelector("data.kind=a")},
+		opts:  []generic.InformerOption{generic.WithFieldSelector("data.kind=a")},
 		write: create(cmWith("team-a", "x", nil, map[string]string{"kind": "b"})),
 	}, {
 		name: "an update, the informer stopped",

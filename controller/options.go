@@ -74,13 +74,13 @@ func WithQueueMetrics(provider workqueue.MetricsProvider) Option {
 	}
 }
 
-// WithErrorHandler sets what is told of each failed reconcile (its error,
+// WithReconcileErrorHandler sets what is told of each failed reconcile (its error,
 // or its recovered panic), of each key requeued because the caches did
 // not catch up with its writes in time (a *ConsistencyDelayError), and of
 // each write not waited for because an informer stopped. Default:
 // client-go's utilruntime.HandleErrorWithContext, which logs. It is called
 // from the workers, and must not block long.
-func WithErrorHandler(handler generic.ErrorHandler) Option {
+func WithReconcileErrorHandler(handler generic.ErrorHandler) Option {
 	return func(o *options) error {
 		o.errorHandler = handler
 		return nil

@@ -30,15 +30,15 @@ func TestShardedFromConfiguration(t *testing.T) {
 		// fake and informer are the options of the Fake's factory and of
 		// the primary's informer.
 		fake     []generictest.Option
-		informer []generic.Option
+		informer []generic.InformerOption
 		// widen, if set, is a shard the factory widens to (BeginReshard)
 		// before the controller runs.
 		widen   *generic.Shard
 		sharded bool
 	}{
 		{name: "unsharded"},
-		{name: "WithShard(0, 2)", informer: []generic.Option{generic.WithShard(0, 2)}, sharded: true},
-		{name: "WithShard(1, 2)", informer: []generic.Option{generic.WithShard(1, 2)}, sharded: true},
+		{name: "WithShard(0, 2)", informer: []generic.InformerOption{generic.WithShard(0, 2)}, sharded: true},
+		{name: "WithShard(1, 2)", informer: []generic.InformerOption{generic.WithShard(1, 2)}, sharded: true},
 		{name: "factory WithShard(1, 3)", fake: []generictest.Option{generictest.FactoryOptions(generic.WithShard(1, 3))}, sharded: true},
 		{name: "sole member of a membership", fake: []generictest.Option{generictest.FactoryOptions(generic.WithMembership(soleMember()))}},
 		{name: "whole, widening to 0/2", widen: &generic.Shard{Index: 0, Count: 2}},

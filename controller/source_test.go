@@ -66,7 +66,7 @@ func TestPanickingMapFunction(t *testing.T) {
 	c, err := controller.New("panics", controller.For(widgets), func(context.Context, cache.ObjectName) (controller.Result, error) {
 		return controller.Result{}, nil
 	}, controller.Watches(cms, func(*corev1.ConfigMap) []cache.ObjectName { panic("map boom") }),
-		controller.WithErrorHandler(func(_ context.Context, err error) {
+		controller.WithReconcileErrorHandler(func(_ context.Context, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			reported = append(reported, strings.SplitN(err.Error(), "\n", 2)[0])

@@ -235,8 +235,8 @@ func (f *Fake) resourceListKinds(crds *customResourceSet) map[schema.GroupVersio
 }
 
 // factoryOptions are the options of the Fake's factory.
-func (f *Fake) factoryOptions() []generic.Option {
-	return append([]generic.Option{generic.WithErrorHandler(f.errs.record)}, f.settings.factory...)
+func (f *Fake) factoryOptions() []generic.FactoryOption {
+	return append([]generic.FactoryOption{generic.WithErrorHandler(f.errs.record)}, f.settings.factory...)
 }
 
 // Factory returns the Fake's typed factory, the one NewInformer,

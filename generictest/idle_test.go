@@ -26,7 +26,7 @@ func (neverIdle) Idle() bool { return false }
 func runController(tb testing.TB, fake *generictest.Fake, reconcile controller.Reconciler) *controller.Controller {
 	c, err := controller.New("idle", controller.For(generictest.NewInformer[*corev1.ConfigMap](fake)), reconcile,
 		controller.WithRateLimiter(workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](time.Millisecond, 10*time.Millisecond)),
-		controller.WithErrorHandler(func(context.Context, error) {}))
+		controller.WithReconcileErrorHandler(func(context.Context, error) {}))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func (i *Informer[T]) WaitForDelete(ctx context.Context, obj T) error {
 // returns is lost to it: the fake client sends a watch no delete made
 // before the watch opened); it fails the test if T has no resource, an
 // option is invalid, or the informer does not sync and watch.
-func NewInformer[T generic.Object](f *Fake, opts ...generic.Option) *Informer[T] {
+func NewInformer[T generic.Object](f *Fake, opts ...generic.InformerOption) *Informer[T] {
 	f.t.Helper()
 	return newInformer(f, true, func(factory *typed.Factory) (generic.Informer[T], error) {
 		return typed.InformerFor[T](factory, opts...)
@@ -85,7 +85,7 @@ func NewInformer[T generic.Object](f *Fake, opts ...generic.Option) *Informer[T]
 // *unstructured.Unstructured, from the Fake's factory
 // (typed.UnstructuredFor, with opts), started, synced and watching, as
 // NewInformer.
-func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource, opts ...generic.Option) *Informer[*unstructured.Unstructured] {
+func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource, opts ...generic.InformerOption) *Informer[*unstructured.Unstructured] {
 	f.t.Helper()
 	f.checkResource(gvr)
 	return newInformer(f, false, func(factory *typed.Factory) (generic.Informer[*unstructured.Unstructured], error) {
@@ -100,7 +100,7 @@ func NewUnstructuredInformer(f *Fake, gvr schema.GroupVersionResource, opts ...g
 // fake dynamic client, started, synced and watching, as NewInformer. The
 // Fake's changes wait for its handlers as for any other informer's. It
 // fails the test if the Fake does not know gvr, or as NewInformer does.
-func NewMetadataInformer(f *Fake, gvr schema.GroupVersionResource, opts ...generic.Option) *Informer[*metav1.PartialObjectMetadata] {
+func NewMetadataInformer(f *Fake, gvr schema.GroupVersionResource, opts ...generic.InformerOption) *Informer[*metav1.PartialObjectMetadata] {
 	f.t.Helper()
 	f.checkResource(gvr)
 	return newInformer(f, false, func(factory *typed.Factory) (generic.Informer[*metav1.PartialObjectMetadata], error) {

@@ -26,7 +26,7 @@ func TestMetadataInformer(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		opts   []generic.Option
+		opts   []generic.InformerOption
 		change func(f *generictest.Fake)
 		want   []generictest.Event
 	}{{
@@ -43,12 +43,12 @@ func TestMetadataInformer(t *testing.T) {
 		want:   []generictest.Event{{Verb: generictest.Deleted, Key: "team-a/flags"}},
 	}, {
 		name:   "an update out of the informer's label selector is a delete",
-		opts:   []generic.Option{generic.WithLabelSelector("app=web")},
+		opts:   []generic.InformerOption{generic.WithLabelSelector("app=web")},
 		change: func(f *generictest.Fake) { f.Update(configMap("team-a", "settings", map[string]string{"app": "db"})) },
 		want:   []generictest.Event{{Verb: generictest.Deleted, Key: "team-a/settings"}},
 	}, {
 		name:   "a change out of the informer's namespace is not waited for",
-		opts:   []generic.Option{generic.WithNamespace("team-b")},
+		opts:   []generic.InformerOption{generic.WithNamespace("team-b")},
 		change: func(f *generictest.Fake) { f.Create(configMap("team-a", "new", nil)) },
 		want:   nil,
 	}}

@@ -14,7 +14,7 @@ type Option func(*settings)
 type settings struct {
 	objects []runtime.Object
 	files   []string
-	factory []generic.Option
+	factory []generic.FactoryOption
 	timeout time.Duration
 }
 
@@ -41,7 +41,7 @@ func Files(paths ...string) Option {
 // learns what each informer selects from its requests, and waits for its
 // handlers only for the changes it sees. Do not set an ErrorHandler: the
 // Fake records errors (Fake.Errors).
-func FactoryOptions(opts ...generic.Option) Option {
+func FactoryOptions(opts ...generic.FactoryOption) Option {
 	return func(s *settings) { s.factory = append(s.factory, opts...) }
 }
 

@@ -43,13 +43,13 @@ func namespacesOfShard(t *testing.T) (in, out string) {
 func TestInformerSelections(t *testing.T) {
 	tests := []struct {
 		name     string
-		factory  []generic.Option
-		informer []generic.Option
+		factory  []generic.FactoryOption
+		informer []generic.InformerOption
 		change   func(f *generictest.Fake, inShard, outShard string)
 		want     []generictest.Event
 	}{{
 		name:    "a replica does not wait for a change in another shard",
-		factory: []generic.Option{generic.WithShard(0, 2), generic.WithShardKey(generic.ShardByNamespace)},
+		factory: []generic.FactoryOption{generic.WithShard(0, 2), generic.WithShardKey(generic.ShardByNamespace)},
 		change: func(f *generictest.Fake, inShard, outShard string) {
 			f.Create(newWidget(outShard, "theirs", 1, nil))
 			f.Create(newWidget(inShard, "mine", 1, nil))
@@ -57,7 +57,7 @@ func TestInformerSelections(t *testing.T) {
 		want: []generictest.Event{{Verb: generictest.Added, Key: "/mine"}},
 	}, {
 		name:     "an informer's own shard",
-		informer: []generic.Option{generic.WithShard(0, 2), generic.WithShardKey(generic.ShardByNamespace)},
+		informer: []generic.InformerOption{generic.WithShard(0, 2), generic.WithShardKey(generic.ShardByNamespace)},
 		change: func(f *generictest.Fake, inShard, outShard string) {
 			f.Create(newWidget(outShard, "theirs", 1, nil))
 			f.Create(newWidget(inShard, "mine", 1, nil))
@@ -65,7 +65,7 @@ func TestInformerSelections(t *testing.T) {
 		want: []generictest.Event{{Verb: generictest.Added, Key: "/mine"}},
 	}, {
 		name:     "an informer's label selector",
-		informer: []generic.Option{generic.WithLabelSelector("size=small")},
+		informer: []generic.InformerOption{generic.WithLabelSelector("size=small")},
 		change: func(f *generictest.Fake, inShard, _ string) {
 			f.Create(newWidget(inShard, "large", 1, map[string]string{"size": "large"}))
 			f.Create(newWidget(inShard, "mine", 1, map[string]string{"size": "small"}))
@@ -73,7 +73,7 @@ func TestInformerSelections(t *testing.T) {
 		want: []generictest.Event{{Verb: generictest.Added, Key: "/mine"}},
 	}, {
 		name:     "an informer's field selector",
-		informer: []generic.Option{generic.WithFieldSelector("metadata.name=mine")},
+		informer: []generic.InformerOption{generic.WithFieldSelector("metadata.name=mine")},
 		change: func(f *generictest.Fake, inShard, _ string) {
 			f.Create(newWidget(inShard, "other", 1, nil))
 			f.Create(newWidget(inShard, "mine", 1, nil))

@@ -28,9 +28,13 @@ func TestMembershipScrape(t *testing.T) {
 	metrics := genericprometheus.New()
 	registry := prometheus.NewPedanticRegistry()
 	registry.MustRegister(metrics)
+	member, err := generic.NewMember(generic.Membership{Leases: kubefake.NewClientset().CoordinationV1().Leases("ns"), Group: "g", Identity: "a",
+		RetryPeriod: 20 * time.Millisecond, RenewDeadline: 300 * time.Millisecond, LeaseDuration: 600 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, generic.WithMetricsProvider(metrics),
-		generic.WithMembership(generic.Membership{Leases: kubefake.NewClientset().CoordinationV1().Leases("ns"), Group: "g", Identity: "a",
-			RetryPeriod: 20 * time.Millisecond, RenewDeadline: 300 * time.Millisecond, LeaseDuration: 600 * time.Millisecond}))
+		generic.WithMembership(member))
 	if err != nil {
 		t.Fatal(err)
 	}

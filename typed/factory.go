@@ -84,7 +84,7 @@ type restClientKey struct {
 //
 // It fails on a nil config or scheme, a config that cannot make a client,
 // or an invalid Option.
-func NewFactory(config *rest.Config, scheme *runtime.Scheme, opts ...generic.Option) (*Factory, error) {
+func NewFactory(config *rest.Config, scheme *runtime.Scheme, opts ...generic.FactoryOption) (*Factory, error) {
 	if config == nil {
 		return nil, errors.New("typed: nil rest.Config")
 	}
@@ -93,7 +93,7 @@ func NewFactory(config *rest.Config, scheme *runtime.Scheme, opts ...generic.Opt
 
 // NewFactoryForClients is NewFactory with the clients given, for a shared
 // HTTP client, a RESTMapper of your own, or a (fake) dynamic client.
-func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...generic.Option) (*Factory, error) {
+func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...generic.FactoryOption) (*Factory, error) {
 	if scheme == nil {
 		return nil, errors.New("typed: nil scheme")
 	}

@@ -41,7 +41,7 @@ func newMapper() meta.RESTMapper {
 // newFactory returns a typed Factory fed by client-go's fake dynamic client
 // seeded from the fixtures, with a RESTMapper that knows Pods, Namespaces and
 // Widgets.
-func newFactory(t *testing.T, opts ...generic.Option) *typed.Factory {
+func newFactory(t *testing.T, opts ...generic.FactoryOption) *typed.Factory {
 	t.Helper()
 	objs, err := fixtures.Load("../testdata/pods.yaml", "../testdata/namespaces.yaml", "../testdata/widgets.yaml")
 	if err != nil {
@@ -62,7 +62,7 @@ func newFactory(t *testing.T, opts ...generic.Option) *typed.Factory {
 	return factory
 }
 
-func mustInformer[T generic.Object](t *testing.T, factory *typed.Factory, opts ...generic.Option) generic.Informer[T] {
+func mustInformer[T generic.Object](t *testing.T, factory *typed.Factory, opts ...generic.InformerOption) generic.Informer[T] {
 	t.Helper()
 	informer, err := typed.InformerFor[T](factory, opts...)
 	if err != nil {

@@ -32,7 +32,7 @@ import (
 //
 // It fails, without side effects, on a nil factory, when there is no
 // dynamic client to be had, or an Option is invalid.
-func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...generic.Option) (generic.Handle[*unstructured.Unstructured], error) {
+func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...generic.InformerOption) (generic.Handle[*unstructured.Unstructured], error) {
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
 	}
@@ -58,7 +58,7 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...
 // opts are as InformerFor's. It fails, without side effects, on a nil
 // factory, when there is no metadata client to be had, or an Option is
 // invalid.
-func MetadataFor(factory *Factory, gvr schema.GroupVersionResource, opts ...generic.Option) (generic.Handle[*metav1.PartialObjectMetadata], error) {
+func MetadataFor(factory *Factory, gvr schema.GroupVersionResource, opts ...generic.InformerOption) (generic.Handle[*metav1.PartialObjectMetadata], error) {
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
 	}

@@ -33,7 +33,7 @@ import (
 // under more than one kind, the factory has no way to find resources (no
 // RESTMapper and no Config), discovery fails otherwise than by not
 // knowing the kind, or an Option is invalid.
-func InformerFor[T generic.Object](factory *Factory, opts ...generic.Option) (generic.Handle[T], error) {
+func InformerFor[T generic.Object](factory *Factory, opts ...generic.InformerOption) (generic.Handle[T], error) {
 	if factory == nil {
 		return nil, fmt.Errorf("typed: nil Factory")
 	}

@@ -24,7 +24,7 @@ type Object interface {
 // one named on a command line. gvk must be registered in the factory's
 // scheme with its list kind. Every call for the same kind and selection
 // shares the same informer; opts are as InformerFor's.
-func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...generic.Option) (generic.Handle[Object], error) {
+func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...generic.InformerOption) (generic.Handle[Object], error) {
 	if factory == nil {
 		return nil, fmt.Errorf("typed: nil Factory")
 	}

@@ -94,7 +94,7 @@ func TestFactoryTweakSelects(t *testing.T) {
 // labelledNamespacesFactory is a factory, with opts, over a fake dynamic
 // client serving two Namespaces: "default", unlabelled, and "team-a",
 // labelled team=a.
-func labelledNamespacesFactory(opts ...generic.Option) (*typed.Factory, error) {
+func labelledNamespacesFactory(opts ...generic.FactoryOption) (*typed.Factory, error) {
 	labelled := func(name string, labels map[string]string) *corev1.Namespace {
 		return &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	}

@@ -60,7 +60,7 @@ func TestTypedObjectsShareMaps(t *testing.T) {
 	var reference []*corev1.Pod
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var opts []generic.Option
+			var opts []generic.FactoryOption
 			if c.transform != nil {
 				opts = append(opts, generic.WithTransform(c.transform))
 			}

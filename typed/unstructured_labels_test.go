@@ -34,7 +34,7 @@ func TestUnstructuredForSharesLabelsButNotWithATransform(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		opts       []generic.Option
+		opts       []generic.InformerOption
 		wantApps   map[string]string
 		wantShared bool
 	}{
@@ -45,7 +45,7 @@ func TestUnstructuredForSharesLabelsButNotWithATransform(t *testing.T) {
 		},
 		{
 			name:     "a transform edits the labels of one object only",
-			opts:     []generic.Option{generic.WithTransform(dropWebZerosApp)},
+			opts:     []generic.InformerOption{generic.WithTransform(dropWebZerosApp)},
 			wantApps: map[string]string{"team-a/web-0": "", "team-a/web-1": "web", "team-a/db-0": "db", "team-b/web-0": "web"},
 		},
 	}

@@ -18,7 +18,7 @@ import (
 // counters and the latency histogram on every event.
 func metricsIngester(provider generic.MetricsProvider) ingester {
 	return func(ctx context.Context, lw toolscache.ListerWatcher, want int64, done chan<- struct{}) {
-		var opts []generic.Option
+		var opts []generic.InformerOption
 		if provider != nil {
 			opts = append(opts, generic.WithMetricsProvider(provider))
 		}

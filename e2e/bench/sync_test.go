@@ -158,7 +158,7 @@ func syncedChannel(b *testing.B, informer any) <-chan struct{} {
 
 func genericTypedSyncer(strip bool) syncer {
 	return func(b *testing.B, ctx context.Context, config *rest.Config, gvr schema.GroupVersionResource) (<-chan struct{}, func()) {
-		var opts []generic.Option
+		var opts []generic.FactoryOption
 		if strip {
 			opts = append(opts, generic.WithStripManagedFields())
 		}
@@ -190,7 +190,7 @@ func genericTypedSyncer(strip bool) syncer {
 // kinds from protobuf converted once.
 func genericUnstructuredSyncer(strip bool) syncer {
 	return func(b *testing.B, ctx context.Context, config *rest.Config, gvr schema.GroupVersionResource) (<-chan struct{}, func()) {
-		var opts []generic.Option
+		var opts []generic.FactoryOption
 		if strip {
 			opts = append(opts, generic.WithStripManagedFields())
 		}

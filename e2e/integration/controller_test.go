@@ -200,7 +200,7 @@ func TestControllerReadsItsOwnWrites(t *testing.T) {
 				// Requeue at once: the default limiter's delays (and its
 				// 10 a second overall) would make the test a test of it.
 				controller.WithRateLimiter(workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](0, 0)),
-				controller.WithErrorHandler(func(_ context.Context, err error) {
+				controller.WithReconcileErrorHandler(func(_ context.Context, err error) {
 					mu.Lock()
 					defer mu.Unlock()
 					reportedErrors++

@@ -72,7 +72,7 @@ func load(t testing.TB, prefix string, files ...string) []*unstructured.Unstruct
 const testLabel = "e2e-test"
 
 // ownObjects limits an informer to the objects load labelled with prefix.
-func ownObjects(prefix string) generic.Option {
+func ownObjects(prefix string) generic.InformerOption {
 	return generic.WithLabelSelector(testLabel + "=" + prefix)
 }
 
@@ -116,7 +116,7 @@ func syncAll(t *testing.T, start func(context.Context), wait func(context.Contex
 
 // dynamicFactory is the generic core's factory of *unstructured.Unstructured
 // over client-go's dynamic client, shut down with the test.
-func dynamicFactory(t *testing.T, client dynamic.Interface, opts ...generic.Option) *generic.Factory[*unstructured.Unstructured] {
+func dynamicFactory(t *testing.T, client dynamic.Interface, opts ...generic.FactoryOption) *generic.Factory[*unstructured.Unstructured] {
 	t.Helper()
 	factory, err := generic.NewFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil, opts...)
 	if err != nil {
@@ -127,7 +127,7 @@ func dynamicFactory(t *testing.T, client dynamic.Interface, opts ...generic.Opti
 }
 
 // acquire is factory.Acquire, failing the test on an error.
-func acquire[T generic.Object](t *testing.T, factory *generic.Factory[T], gvr schema.GroupVersionResource, opts ...generic.Option) generic.Handle[T] {
+func acquire[T generic.Object](t *testing.T, factory *generic.Factory[T], gvr schema.GroupVersionResource, opts ...generic.InformerOption) generic.Handle[T] {
 	t.Helper()
 	handle, err := factory.Acquire(gvr, opts...)
 	if err != nil {

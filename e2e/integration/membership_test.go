@@ -67,7 +67,11 @@ func newMemberReplica(t *testing.T, config *rest.Config, namespace, id string) *
 	m := memberTimings
 	m.Leases = kubernetes.NewForConfigOrDie(config).CoordinationV1().Leases(namespace)
 	m.Group, m.Identity = "members", id
-	factory, err := typed.NewFactory(config, widget.NewScheme(), generic.WithNamespace(namespace), generic.WithMembership(m))
+	member, err := generic.NewMember(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory, err := typed.NewFactory(config, widget.NewScheme(), generic.WithNamespace(namespace), generic.WithMembership(member))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -251,7 +251,7 @@ func TestWaitForWriteOutsideSelection(t *testing.T) {
 	const bound = 20 * time.Second
 	const writes = 7
 	type write struct{ namespace, team string }
-	run := func(t *testing.T, server *apiserver.Server, prefix string, opts []generic.Option, written func(i int) write) {
+	run := func(t *testing.T, server *apiserver.Server, prefix string, opts []generic.FactoryOption, written func(i int) write) {
 		c := newCluster(t, server)
 		apply(t, c, namespaces(prefix)...)
 		client, err := kubernetes.NewForConfig(server.Config)
@@ -287,17 +287,17 @@ func TestWaitForWriteOutsideSelection(t *testing.T) {
 		}
 	}
 	t.Run("another namespace", func(t *testing.T) {
-		run(t, shared, "rywns", []generic.Option{generic.WithNamespace("rywns-a")},
+		run(t, shared, "rywns", []generic.FactoryOption{generic.WithNamespace("rywns-a")},
 			func(int) write { return write{namespace: "rywns-b", team: "a"} })
 	})
 	t.Run("labels the selector does not match", func(t *testing.T) {
-		run(t, shared, "rywlabel", []generic.Option{generic.WithNamespace("rywlabel-a"), generic.WithLabelSelector("team=a")},
+		run(t, shared, "rywlabel", []generic.FactoryOption{generic.WithNamespace("rywlabel-a"), generic.WithLabelSelector("team=a")},
 			func(int) write { return write{namespace: "rywlabel-a", team: "b"} })
 	})
 	forEachShardServer(t, func(t *testing.T, server *apiserver.Server, gate bool) {
 		// Of shard 0 of 2, about half the writes are outside, by the UIDs
 		// the server gives them.
-		run(t, server, "rywshard", []generic.Option{generic.WithNamespace("rywshard-a"), generic.WithShard(0, 2)},
+		run(t, server, "rywshard", []generic.FactoryOption{generic.WithNamespace("rywshard-a"), generic.WithShard(0, 2)},
 			func(int) write { return write{namespace: "rywshard-a", team: "a"} })
 	})
 }

@@ -36,8 +36,8 @@ type watcher struct {
 
 // newWatcher makes the factory; every change of an informer's state but
 // those of a plain initial sync goes to events (stateChanges).
-func newWatcher(config *rest.Config, namespace, selector string, events chan<- Event, extra ...generic.Option) (*watcher, error) {
-	opts := append([]generic.Option{
+func newWatcher(config *rest.Config, namespace, selector string, events chan<- Event, extra ...generic.FactoryOption) (*watcher, error) {
+	opts := append([]generic.FactoryOption{
 		generic.WithNamespace(namespace),
 		generic.WithLabelSelector(selector),
 		generic.WithStateHandler(stateChanges(events)),

@@ -86,7 +86,7 @@ func connect(ctx context.Context, opts Options) (config *rest.Config, stop func(
 
 func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string, selector string, script *script, metrics *metricsServer) (Summary, error) {
 	events := make(chan Event, 4096)
-	var extra []generic.Option
+	var extra []generic.FactoryOption
 	metricsURL := ""
 	if metrics != nil {
 		extra = append(extra, generic.WithMetricsProvider(metrics.metrics))
@@ -108,7 +108,11 @@ func watch(ctx context.Context, c *cluster.Cluster, opts Options, args []string,
 		if err != nil {
 			return nil, err
 		}
-		extra = append(extra, generic.WithMembership(m))
+		member, err := generic.NewMember(m)
+		if err != nil {
+			return nil, err
+		}
+		extra = append(extra, generic.WithMembership(member))
 	}
 	w, err := newWatcher(c.Config, opts.Namespace, selector, events, extra...)
 	if err != nil {
