@@ -12,11 +12,14 @@
 //     arrive as cache.DeletedObject[T], never as a value to type-assert),
 //     typed indexers, and a Status (NotStarted, Syncing, Synced, NotServed,
 //     Forbidden, Stopped), which moves only as the table in State's doc says.
-//   - Factory[T] shares one informer per GroupVersionResource and selection,
-//     starts them (also those asked for after Start), waits for their caches
-//     (WaitForCacheSync, which says why with a *SyncError), hands out Handles whose
-//     Release drops exactly one hold (Acquire), and stops them all
-//     (Shutdown).
+//   - Registry holds the informers of every kind and owns their lifecycle
+//     once: it starts them (also those asked for after Start), waits for
+//     their caches (WaitForCacheSync, a SyncResult per informer), reshards
+//     them, removes a resource (RemoveResource) and stops them all
+//     (Shutdown). Factory[T] is a view of a Registry for objects of T: it
+//     shares one informer per GroupVersionResource and selection and hands
+//     out Handles whose Release drops exactly one hold and whose Done says
+//     when the informer has ended (Acquire).
 //
 // A Factory lists and watches through a Source (DynamicSource for the
 // dynamic client) and turns what arrives into T with a Converter (Identity,
@@ -25,9 +28,11 @@
 // that does not decode (Undecodable) or convert is reported as a
 // *ConversionError and skipped, and a known object that turns bad leaves
 // the cache as a delete of its last good state.
-// Options (WithNamespace, WithResyncPeriod, WithIndexers, WithTransform,
+// Options come in two types: a FactoryOption applies to every informer of
+// a Registry, an InformerOption to one (Acquire) and, given to a factory,
+// to all (WithNamespace, WithResyncPeriod, WithIndexers, WithTransform,
 // WithErrorHandler, WithStateHandler, WithStopWhenNotServed,
-// WithStripManagedFields, ...) apply to every informer of a Factory.
+// WithStripManagedFields, ...). WithMembership is a FactoryOption only.
 //
 // Three instantiations are ready-made: package unstructured
 // (*unstructured.Unstructured by GVR, a drop-in for client-go's

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,12 +110,27 @@ func TestOptionScopeIsCheckedByTheCompiler(t *testing.T) {
 
 // exportDataImporter returns an importer of the packages paths and their
 // dependencies, as this module builds them, from the export data the go
-// command writes (go list -export), which is much faster than type-checking
-// client-go and k8s.io/api from source.
+// command writes (go list -export): much faster than type-checking
+// client-go and k8s.io/api from source (importer "source"). It builds them
+// with this test's -race and -tags, so that it finds in the build cache the
+// packages go test has just compiled, rather than compiling them again.
 func exportDataImporter(t *testing.T, fset *token.FileSet, paths []string) types.Importer {
 	t.Helper()
+	args := []string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "-race", "-msan", "-asan":
+				if s.Value == "true" {
+					args = append(args, s.Key)
+				}
+			case "-tags":
+				args = append(args, "-tags="+s.Value)
+			}
+		}
+	}
 	var stderr bytes.Buffer
-	cmd := exec.Command("go", append([]string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}, paths...)...)
+	cmd := exec.Command("go", append(args, paths...)...)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
