@@ -37,9 +37,6 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...
 		return nil, errors.New("typed: nil Factory")
 	}
 	factory.recordScope(gvr)
-	// The server's version, for protobuf, is asked for here, once, and not
-	// from the Source, which the generic factory calls with its lock held.
-	factory.protobufForUnstructured(gvr.GroupVersion())
 	gf, err := genericFactoryOf[*unstructured.Unstructured](factory, factory.unstructuredSourceOf)
 	if err != nil {
 		return nil, err

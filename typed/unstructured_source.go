@@ -1,15 +1,19 @@
 package typed
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -21,16 +25,50 @@ import (
 // factory has a rest.Config and no dynamic client: a REST client per
 // GroupVersion that decodes into *unstructured.Unstructured
 // (unstructuredSerializer), asking for protobuf where protobufForUnstructured
-// allows it. The generic factory calls it with its lock held; it takes f.mu
-// after, as clusterScoped does.
+// allows it. The client is chosen at the informer's first list or watch
+// (lazyListerWatcher): protobufForUnstructured asks the server its version,
+// and nothing talks to the server before Start.
 func (f *Factory) unstructuredSource() generic.Source {
 	return func(gvr schema.GroupVersionResource, namespace string, tweak generic.TweakListOptionsFunc) cache.ListerWatcher {
-		client, err := f.unstructuredRESTClientFor(gvr.GroupVersion())
-		if err != nil {
-			return generic.FailingListerWatcher(err)
-		}
-		return restSource(client)(gvr, namespace, tweak)
+		return &lazyListerWatcher{make: func() cache.ListerWatcher {
+			client, err := f.unstructuredRESTClientFor(gvr.GroupVersion())
+			if err != nil {
+				return generic.FailingListerWatcher(err)
+			}
+			return restSource(client)(gvr, namespace, tweak)
+		}}
 	}
+}
+
+// lazyListerWatcher makes its ListerWatcher at its first list or watch,
+// which the informer's run makes, not when the informer is made. It stands
+// for a REST client's, which supports WatchList semantics, so it does not
+// say otherwise (watchlist.DoesClientNotSupportWatchListSemantics).
+type lazyListerWatcher struct {
+	make func() cache.ListerWatcher
+	once sync.Once
+	lw   cache.ListerWatcherWithContext
+}
+
+func (l *lazyListerWatcher) get() cache.ListerWatcherWithContext {
+	l.once.Do(func() { l.lw = cache.ToListerWatcherWithContext(l.make()) })
+	return l.lw
+}
+
+func (l *lazyListerWatcher) List(options metav1.ListOptions) (runtime.Object, error) {
+	return l.get().ListWithContext(context.Background(), options)
+}
+
+func (l *lazyListerWatcher) Watch(options metav1.ListOptions) (watch.Interface, error) {
+	return l.get().WatchWithContext(context.Background(), options)
+}
+
+func (l *lazyListerWatcher) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+	return l.get().ListWithContext(ctx, options)
+}
+
+func (l *lazyListerWatcher) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+	return l.get().WatchWithContext(ctx, options)
 }
 
 // unstructuredRESTClientFor returns the shared unstructured REST client of
