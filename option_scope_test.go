@@ -103,6 +103,9 @@ func TestOptionScopeIsCheckedByTheCompiler(t *testing.T) {
 			_, _ = conf.Check("optionscope", fset, []*ast.File{files[tt.file]}, nil)
 			if diff := cmp.Diff(tt.want, got, sameDiagnostic); diff != "" {
 				t.Errorf("type errors in %s (-want +got):\n%s", tt.file, diff)
+				for _, d := range got {
+					t.Logf("%s:%d: %s", tt.file, d.Line, d.Msg)
+				}
 			}
 		})
 	}
