@@ -40,6 +40,9 @@ type Registry[K comparable, R any] struct {
 	// live holds the entries whose run has not returned, released ones
 	// included, so that Shutdown waits for all.
 	live map[*Entry[K, R]]struct{}
+	// closers holds a channel per closeAfter goroutine, closed when it
+	// has ended, so that Shutdown waits for them too.
+	closers map[chan struct{}]struct{}
 }
 
 // Entry is one runner of a Registry and how it runs.
@@ -70,14 +73,30 @@ type gone struct {
 
 func newGone() *gone { return &gone{ch: make(chan struct{})} }
 
+func (g *gone) close() { g.once.Do(func() { close(g.ch) }) }
+
 // closeAfter closes g once every channel of runs is closed, without
-// blocking the caller.
-func (g *gone) closeAfter(runs []chan struct{}) {
+// blocking the caller: in a goroutine that Shutdown waits for (closers),
+// so that no goroutine of the Registry outlives Shutdown. r.mu must be
+// held.
+func (r *Registry[K, R]) closeAfter(g *gone, runs []chan struct{}) {
+	if len(runs) == 0 {
+		g.close()
+		return
+	}
+	closed := make(chan struct{})
+	r.closers[closed] = struct{}{}
 	go func() {
+		defer func() {
+			r.mu.Lock()
+			delete(r.closers, closed)
+			r.mu.Unlock()
+			close(closed)
+		}()
 		for _, done := range runs {
 			<-done
 		}
-		g.once.Do(func() { close(g.ch) })
+		g.close()
 	}()
 }
 
@@ -109,6 +128,7 @@ func New[K comparable, R any](run func(context.Context, R), stopped func(R) bool
 		entries: map[K]*Entry[K, R]{},
 		retired: map[K]*Entry[K, R]{},
 		live:    map[*Entry[K, R]]struct{}{},
+		closers: map[chan struct{}]struct{}{},
 	}
 }
 
@@ -143,7 +163,7 @@ func (r *Registry[K, R]) Acquire(key K, newRunner func() R) *Entry[K, R] {
 		r.runLocked(r.startCtx, e)
 	}
 	if r.shuttingDown && !e.started() {
-		e.gone.closeAfter(nil) // it will never run
+		e.gone.close() // it will never run
 	}
 	r.mu.Unlock()
 	previous.cancelIfStarted()
@@ -210,7 +230,7 @@ func (r *Registry[K, R]) removeLocked(e *Entry[K, R]) (retired *Entry[K, R]) {
 	delete(r.entries, e.Key)
 	retired = r.retired[e.Key]
 	delete(r.retired, e.Key)
-	e.gone.closeAfter(runsOf(e, retired))
+	r.closeAfter(e.gone, runsOf(e, retired))
 	return retired
 }
 
@@ -229,12 +249,12 @@ func (r *Registry[K, R]) RemoveWhere(match func(K) bool) <-chan struct{} {
 			gone = append(gone, e.gone.ch)
 		}
 	}
+	all := newGone()
+	r.closeAfter(all, gone)
 	r.mu.Unlock()
 	for _, e := range removed {
 		e.cancelIfStarted()
 	}
-	all := newGone()
-	all.closeAfter(gone)
 	return all.ch
 }
 
@@ -321,8 +341,9 @@ func (r *Registry[K, R]) Shutdown() {
 	for e := range r.live {
 		all = append(all, e)
 	}
+	gones := make([]*gone, 0, len(r.entries))
 	for _, e := range r.entries {
-		e.gone.closeAfter(runsOf(e, r.retired[e.Key]))
+		gones = append(gones, e.gone)
 	}
 	r.mu.Unlock()
 	for _, e := range all {
@@ -330,5 +351,19 @@ func (r *Registry[K, R]) Shutdown() {
 	}
 	for _, e := range all {
 		<-e.done
+	}
+	// Every run has returned: the entries are gone, and the goroutines
+	// closing the Gone of released or removed ones end at once.
+	for _, g := range gones {
+		g.close()
+	}
+	r.mu.Lock()
+	closers := make([]chan struct{}, 0, len(r.closers))
+	for closed := range r.closers {
+		closers = append(closers, closed)
+	}
+	r.mu.Unlock()
+	for _, closed := range closers {
+		<-closed
 	}
 }
