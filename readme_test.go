@@ -98,8 +98,8 @@ func TestREADMECommands(t *testing.T) {
 		t.Fatal("README.md has no sh block")
 	}
 	want := []string{
-		"go -C e2e run ./cmd/kwatch   # the main job",
-		"bash hack/test.sh            # the tests",
+		"export GOTOOLCHAIN=go1.27.3; go -C e2e run ./cmd/kwatch   # the main job",
+		"export GOTOOLCHAIN=go1.27.3; bash hack/test.sh            # the tests",
 	}
 	if diff := cmp.Diff(want, trimmedLines(first[1])); diff != "" {
 		t.Errorf("README's set-up commands (-want +got):\n%s", diff)

@@ -2,11 +2,15 @@ package generic
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
@@ -23,6 +27,8 @@ type GenericInformerFactory[T Object] struct {
 	factory *Factory[T]
 
 	mu sync.Mutex
+	// shardSelector is SetShardSelector's, nil if none.
+	shardSelector sharding.Selector
 	// holds are the holds ForResource took, per resource, which Release
 	// drops one at a time.
 	holds map[schema.GroupVersionResource][]Handle[T]
@@ -83,7 +89,13 @@ func (f *GenericInformerFactory[T]) ForResource(gvr schema.GroupVersionResource)
 	e, i, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
 	f.mu.Lock()
 	f.holds[gvr] = append(f.holds[gvr], &handle[T]{informer: i, registry: f.factory.Registry, entry: e})
+	selector := f.shardSelector
 	f.mu.Unlock()
+	if selector != nil {
+		// As client-go's factories: an informer started already keeps its
+		// selection, and says so with an error nobody reads.
+		_ = i.Informer().SetShardSelector(selector)
+	}
 	// Adapters of the same informer compare equal, as client-go's
 	// ForResource returns the same value for the same informer.
 	return NewGenericInformer[T](i)
@@ -128,13 +140,45 @@ func (f *GenericInformerFactory[T]) StartWithContext(ctx context.Context) { f.fa
 // through a fake client right after the wait, and the fake drops the
 // events of changes made between an informer's list and its watch.
 func (f *GenericInformerFactory[T]) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
-	synced := map[schema.GroupVersionResource]bool{}
+	return f.WaitForCacheSyncWithContext(wait.ContextForChannel(stopCh)).Synced
+}
+
+// WaitForCacheSyncWithContext is WaitForCacheSync until ctx ends, with
+// client-go v0.38's result: Synced per resource, and Err, nil if every
+// started informer synced, else context.Cause(ctx), or, if ctx has not
+// ended (an informer stopped and will never sync), an error naming the
+// resources that did not sync.
+func (f *GenericInformerFactory[T]) WaitForCacheSyncWithContext(ctx context.Context) cache.GVRSyncResult {
+	result := cache.GVRSyncResult{Synced: map[schema.GroupVersionResource]bool{}}
+	var unsynced []string
 	for _, e := range f.factory.informers.Started() {
 		i := e.Runner
-		cache.WaitForCacheSync(stopCh, func() bool { return i.HasSynced() || i.stopped() })
-		synced[e.Key.gvr] = i.HasSynced()
+		cache.WaitForCacheSync(ctx.Done(), func() bool { return i.HasSynced() || i.stopped() })
+		synced := i.HasSynced()
+		result.Synced[e.Key.gvr] = synced
+		if !synced {
+			unsynced = append(unsynced, e.Key.gvr.String())
+		}
 	}
-	return synced
+	if len(unsynced) > 0 {
+		if result.Err = context.Cause(ctx); result.Err == nil {
+			slices.Sort(unsynced)
+			result.Err = fmt.Errorf("informers stopped before they synced: %s", strings.Join(unsynced, ", "))
+		}
+	}
+	return result
+}
+
+// SetShardSelector gives every informer ForResource makes from now on the
+// shard selector (cache.SharedIndexInformer.SetShardSelector, client-go's
+// cache.NewShardedListWatch: the server filters, or the client where the
+// server does not), as client-go v0.38's WithShardSelector factory option
+// does; the drop-ins' WithShardSelector call it. nil or an empty selector
+// selects every object.
+func (f *GenericInformerFactory[T]) SetShardSelector(selector sharding.Selector) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.shardSelector = selector
 }
 
 // Shutdown stops the informers and waits for their goroutines, as

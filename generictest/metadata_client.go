@@ -27,7 +27,7 @@ import (
 // It returns *metav1.PartialObjectMetadata as client-go's metadata client
 // does from an API server (which sends them as protobuf): the object's
 // metadata, with an empty TypeMeta, in Get, Patch, List and watch events
-// alike. Delete and DeleteCollection are forwarded.
+// alike. Delete, DeleteWithResult and DeleteCollection are forwarded.
 type metadataClient struct {
 	dynamic dynamic.Interface
 }
@@ -59,6 +59,28 @@ func (r *metadataResource) Namespace(namespace string) metadata.ResourceInterfac
 
 func (r *metadataResource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions, subresources ...string) error {
 	return r.resource.Delete(ctx, name, opts, subresources...)
+}
+
+// DeleteWithResult forwards to the dynamic client's, and hands back the
+// object it deleted as its metadata (*metav1.PartialObjectMetadata), as
+// client-go's metadata client does; a Status stays a Status.
+func (r *metadataResource) DeleteWithResult(ctx context.Context, name string, opts metav1.DeleteOptions, subresources ...string) (metav1.APIResult, error) {
+	result, err := r.resource.DeleteWithResult(ctx, name, opts, subresources...)
+	if err != nil || result == nil {
+		return result, err
+	}
+	return metadataResult{result}, nil
+}
+
+// metadataResult is a delete's result as the metadata client gives it.
+type metadataResult struct{ metav1.APIResult }
+
+func (r metadataResult) Get() (runtime.Object, error) {
+	obj, err := r.APIResult.Get()
+	if u, ok := obj.(*unstructured.Unstructured); ok && err == nil {
+		return partialOf(u)
+	}
+	return obj, err
 }
 
 func (r *metadataResource) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error {

@@ -14,6 +14,8 @@
 # archive) each run, so nothing binary is committed; the check needs the
 # baseline commit in the clone's history. Exit 2: a tool or git failure.
 set -euo pipefail
+# client-go v0.38 (Kubernetes 1.38) needs Go 1.27: the go command fetches it from the module proxy.
+export GOTOOLCHAIN=go1.27.3
 APIDIFF_VERSION=v0.0.0-20261113113407-e3970619a1a4 # golang.org/x/exp
 cd "$(dirname "$0")/.."
 root=$PWD

@@ -8,6 +8,8 @@
 # instantiations do not import each other. Test files are not counted:
 # their imports are not what a user's build pulls in.
 set -euo pipefail
+# client-go v0.38 (Kubernetes 1.38) needs Go 1.27: the go command fetches it from the module proxy.
+export GOTOOLCHAIN=go1.27.3
 cd "$(dirname "$0")/.."
 M=github.com/generic-informers/generic
 

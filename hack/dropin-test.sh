@@ -7,6 +7,8 @@
 # Nothing of client-go is committed: the copies live in a temporary folder
 # inside the module (so they build with its go.mod) and are removed on exit.
 set -euo pipefail
+# client-go v0.38 (Kubernetes 1.38) needs Go 1.27: the go command fetches it from the module proxy.
+export GOTOOLCHAIN=go1.27.3
 cd "$(dirname "$0")/.."
 
 clientgo_version=$(go list -m -f '{{.Version}}' k8s.io/client-go)

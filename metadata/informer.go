@@ -1,10 +1,12 @@
 package metadata
 
 import (
+	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
@@ -15,7 +17,7 @@ import (
 // SharedInformerFactory provides access to a shared informer and lister for
 // the metadata client: client-go's metadatainformer.SharedInformerFactory.
 // The factories of this package are generic.GenericInformerFactory values,
-// which also implement generic.Releaser and StartWithContext, and are safe
+// which also implement generic.Releaser, and are safe
 // for concurrent use. As with client-go's, an informer asked for after
 // Start runs at the next Start.
 type SharedInformerFactory interface {
@@ -23,12 +25,20 @@ type SharedInformerFactory interface {
 	// which run until the stop channel gets closed.
 	Start(stopCh <-chan struct{})
 
+	// StartWithContext initializes all requested informers. They are handled in goroutines
+	// which run until the context gets canceled.
+	StartWithContext(ctx context.Context)
+
 	// ForResource gives generic access to a shared informer of the matching type.
 	ForResource(gvr schema.GroupVersionResource) informers.GenericInformer
 
 	// WaitForCacheSync blocks until all started informers' caches were synced
 	// or the stop channel gets closed.
 	WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool
+
+	// WaitForCacheSyncWithContext blocks until all started informers' caches were synced
+	// or the context gets canceled.
+	WaitForCacheSyncWithContext(ctx context.Context) cache.GVRSyncResult
 
 	// Shutdown marks a factory as shutting down. At that point no new
 	// informers can be started anymore and Start will return without
@@ -55,7 +65,18 @@ type SharedInformerOption func(*sharedInformerOptions) *sharedInformerOptions
 
 // sharedInformerOptions is what SharedInformerOptions set.
 type sharedInformerOptions struct {
-	transform cache.TransformFunc
+	transform     cache.TransformFunc
+	shardSelector sharding.Selector
+}
+
+// WithShardSelector sets a shard selector on all informers, as client-go
+// v0.38's metadatainformer.WithShardSelector does
+// (cache.SharedIndexInformer.SetShardSelector).
+func WithShardSelector(shardSelector sharding.Selector) SharedInformerOption {
+	return func(o *sharedInformerOptions) *sharedInformerOptions {
+		o.shardSelector = shardSelector
+		return o
+	}
 }
 
 // WithTransform sets a transform on all informers, as client-go's
@@ -98,7 +119,11 @@ func NewSharedInformerFactoryWithOptions(client metadata.Interface, defaultResyn
 			o = next
 		}
 	}
-	return generic.NewGenericInformerFactory[*metav1.PartialObjectMetadata](generic.MetadataSource(client), defaultResync, metav1.NamespaceAll, nil, o.transform)
+	factory := generic.NewGenericInformerFactory[*metav1.PartialObjectMetadata](generic.MetadataSource(client), defaultResync, metav1.NamespaceAll, nil, o.transform)
+	if o.shardSelector != nil {
+		factory.SetShardSelector(o.shardSelector)
+	}
+	return factory
 }
 
 // NewFilteredMetadataInformer constructs a new informer for a metadata type,

@@ -144,7 +144,7 @@ func serverNoNewerThanAPI(clients Clients) bool {
 // go.mod requires (v0.37.2): the lowest any program that imports it can be
 // built with, since Go's module selection only ever picks a newer one
 // (TestRequiredAPIMinorMatchesGoMod keeps the two in step).
-const requiredAPIMinor = 37
+const requiredAPIMinor = 38
 
 // apiModuleMinor is the minor version of the k8s.io/api module in the
 // build (37 for v0.37.2): from the build information where it lists the

@@ -1,11 +1,13 @@
 package unstructured
 
 import (
+	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiunstructured "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
@@ -23,12 +25,20 @@ type DynamicSharedInformerFactory interface {
 	// which run until the stop channel gets closed.
 	Start(stopCh <-chan struct{})
 
+	// StartWithContext initializes all requested informers. They are handled in goroutines
+	// which run until the context gets canceled.
+	StartWithContext(ctx context.Context)
+
 	// ForResource gives generic access to a shared informer of the matching type.
 	ForResource(gvr schema.GroupVersionResource) informers.GenericInformer
 
 	// WaitForCacheSync blocks until all started informers' caches were synced
 	// or the stop channel gets closed.
 	WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool
+
+	// WaitForCacheSyncWithContext blocks until all started informers' caches were synced
+	// or the context gets canceled.
+	WaitForCacheSyncWithContext(ctx context.Context) cache.GVRSyncResult
 
 	// Shutdown marks a factory as shutting down. At that point no new
 	// informers can be started anymore and Start will return without
@@ -47,6 +57,46 @@ type DynamicSharedInformerFactory interface {
 // to provide more listing options to API: client-go's
 // dynamicinformer.TweakListOptionsFunc.
 type TweakListOptionsFunc = generic.TweakListOptionsFunc
+
+// DynamicSharedInformerOption defines the functional option type for
+// NewDynamicSharedInformerFactoryWithOptions: client-go v0.38's
+// dynamicinformer.DynamicSharedInformerOption. WithShardSelector makes one.
+type DynamicSharedInformerOption func(*dynamicOptions) *dynamicOptions
+
+// dynamicOptions is what DynamicSharedInformerOptions set.
+type dynamicOptions struct {
+	shardSelector sharding.Selector
+}
+
+// WithShardSelector sets a shard selector on all informers, as client-go
+// v0.38's dynamicinformer.WithShardSelector does
+// (cache.SharedIndexInformer.SetShardSelector).
+func WithShardSelector(shardSelector sharding.Selector) DynamicSharedInformerOption {
+	return func(o *dynamicOptions) *dynamicOptions {
+		o.shardSelector = shardSelector
+		return o
+	}
+}
+
+// NewDynamicSharedInformerFactoryWithOptions constructs a new instance of
+// DynamicSharedInformerFactory for all namespaces with additional options,
+// as client-go v0.38's dynamicinformer does. Nil options are skipped.
+func NewDynamicSharedInformerFactoryWithOptions(client dynamic.Interface, defaultResync time.Duration, options ...DynamicSharedInformerOption) DynamicSharedInformerFactory {
+	o := &dynamicOptions{}
+	for _, option := range options {
+		if option == nil {
+			continue
+		}
+		if next := option(o); next != nil {
+			o = next
+		}
+	}
+	factory := generic.NewGenericInformerFactory[*apiunstructured.Unstructured](generic.DynamicSource(client), defaultResync, metav1.NamespaceAll, nil, nil)
+	if o.shardSelector != nil {
+		factory.SetShardSelector(o.shardSelector)
+	}
+	return factory
+}
 
 // NewDynamicSharedInformerFactory constructs a new instance of
 // DynamicSharedInformerFactory for all namespaces.

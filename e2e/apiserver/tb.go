@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/test/utils/ktesting"
+	"k8s.io/ktesting"
 )
 
 // programTB is the testing.TB-shaped host that StartTestServer needs, for
