@@ -116,7 +116,7 @@ func (s *Sharer) hashQuantities(m map[string]resource.Quantity) (uint64, bool) {
 		if mirror.dec != nil {
 			return 0, false
 		}
-		sum += entryHash(hashString(s.seed, k), maphash.Comparable(s.seed, quantityKey{mirror.value, mirror.scale, mirror.s, mirror.format}))
+		sum += entryHash(hashString(s.seed, k), maphash.Comparable(s.seed, quantityKey{mirror.value, mirror.scale, mirror.s, mirror.sFormat, mirror.format}))
 	}
 	return sum ^ uint64(len(m)), true
 }

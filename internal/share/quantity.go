@@ -14,26 +14,29 @@ import (
 // resource.Quantity's at start, and a version of apimachinery that changes
 // it only turns the sharing of quantities off.
 type quantityMirror struct {
-	value  int64          // i.value
-	scale  int32          // i.scale
-	dec    unsafe.Pointer // d.Dec
-	s      string         // s, the cached text
-	format string         // Format
+	value   int64          // i.value
+	scale   int32          // i.scale
+	dec     unsafe.Pointer // d.Dec
+	s       string         // s.str, the cached text
+	sFormat uint8          // s.format, the format code the text is cached for
+	format  string         // Format
 }
 
 // quantityKey is what a quantity in its int64 form is hashed by.
 type quantityKey struct {
-	value  int64
-	scale  int32
-	s      string
-	format string
+	value   int64
+	scale   int32
+	s       string
+	sFormat uint8
+	format  string
 }
 
 var quantityLayoutKnown = quantityLayoutMatches()
 
 // quantityLayoutMatches reports whether resource.Quantity is laid out as
-// quantityMirror: i (value int64, scale int32), d (one pointer), s and
-// Format (strings), at the mirror's offsets.
+// quantityMirror: i (value int64, scale int32), d (one pointer), s (the
+// cached text and its format code, apimachinery v0.38's cachedString) and
+// Format (a string), at the mirror's offsets.
 func quantityLayoutMatches() bool {
 	q := reflect.TypeFor[resource.Quantity]()
 	m := reflect.TypeFor[quantityMirror]()
@@ -62,7 +65,8 @@ func quantityLayoutMatches() bool {
 		{[]string{"i", "value"}, "value", reflect.Int64},
 		{[]string{"i", "scale"}, "scale", reflect.Int32},
 		{[]string{"d", "Dec"}, "dec", reflect.Pointer},
-		{[]string{"s"}, "s", reflect.String},
+		{[]string{"s", "str"}, "s", reflect.String},
+		{[]string{"s", "format"}, "sFormat", reflect.Uint8},
 		{[]string{"Format"}, "format", reflect.String},
 	}
 	for _, w := range want {
@@ -84,5 +88,5 @@ func mirrorOf(q *resource.Quantity) *quantityMirror {
 // int64 form.
 func identicalQuantities(a, b resource.Quantity) bool {
 	ma, mb := mirrorOf(&a), mirrorOf(&b)
-	return ma.dec == nil && mb.dec == nil && ma.value == mb.value && ma.scale == mb.scale && ma.s == mb.s && ma.format == mb.format
+	return ma.dec == nil && mb.dec == nil && ma.value == mb.value && ma.scale == mb.scale && ma.s == mb.s && ma.sFormat == mb.sFormat && ma.format == mb.format
 }

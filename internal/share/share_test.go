@@ -230,7 +230,9 @@ func TestObjectShares(t *testing.T) {
 		want shared
 	}{
 		{maps: true, want: shared{Namespace: true, Image: true, ServiceAccountMount: true, Labels: true, Requests: true, ControllerFieldsV1: true, OtherDeploymentNamespace: true}},
-		{maps: false, want: shared{Namespace: true, Image: true, ServiceAccountMount: true, OtherDeploymentNamespace: true}},
+		// Interned FieldsV1 (apimachinery v0.38's default) are shared
+		// whatever the Sharer does.
+		{maps: false, want: shared{Namespace: true, Image: true, ServiceAccountMount: true, ControllerFieldsV1: !fieldsV1HasRaw, OtherDeploymentNamespace: true}},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("maps=%v", c.maps), func(t *testing.T) {
@@ -251,10 +253,10 @@ func TestObjectShares(t *testing.T) {
 				s.Object(pod)
 			}
 			b, a, other := pods[2], pods[1], pods[3]
-			fieldsV1 := func(p *corev1.Pod, manager string) []byte {
+			fieldsV1 := func(p *corev1.Pod, manager string) unsafe.Pointer {
 				for _, e := range p.ManagedFields {
 					if e.Manager == manager {
-						return e.FieldsV1.GetRawBytes()
+						return fieldsV1Data(e.FieldsV1)
 					}
 				}
 				t.Fatalf("no managedFields entry of %s", manager)
@@ -266,8 +268,8 @@ func TestObjectShares(t *testing.T) {
 				ServiceAccountMount:      sameString(a.Spec.Containers[0].VolumeMounts[len(a.Spec.Containers[0].VolumeMounts)-1].MountPath, b.Spec.Containers[0].VolumeMounts[len(b.Spec.Containers[0].VolumeMounts)-1].MountPath),
 				Labels:                   sameMap(a.Labels, b.Labels),
 				Requests:                 sameMap(a.Spec.Containers[0].Resources.Requests, b.Spec.Containers[0].Resources.Requests),
-				ControllerFieldsV1:       sameBytes(fieldsV1(a, "kube-controller-manager"), fieldsV1(b, "kube-controller-manager")),
-				KubeletFieldsV1:          sameBytes(fieldsV1(a, "kubelet"), fieldsV1(b, "kubelet")),
+				ControllerFieldsV1:       fieldsV1(a, "kube-controller-manager") == fieldsV1(b, "kube-controller-manager"),
+				KubeletFieldsV1:          fieldsV1(a, "kubelet") == fieldsV1(b, "kubelet"),
 				OtherDeploymentLabels:    sameMap(b.Labels, other.Labels),
 				OtherDeploymentNamespace: sameString(b.Namespace, other.Namespace),
 			}
@@ -279,7 +281,26 @@ func TestObjectShares(t *testing.T) {
 }
 
 func sameString(a, b string) bool { return len(a) > 0 && unsafe.StringData(a) == unsafe.StringData(b) }
-func sameBytes(a, b []byte) bool  { return len(a) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b) }
+// fieldsV1Data is where a FieldsV1's serialized fields are: its Raw bytes
+// (apimachinery's fieldsv1byte build tag) or its interned string
+// (apimachinery v0.38's default, a unique.Handle[string], which the Go
+// runtime shares), so that two that share them say the same.
+func fieldsV1Data(f *metav1.FieldsV1) unsafe.Pointer {
+	if f == nil {
+		return nil
+	}
+	if fieldsV1HasRaw {
+		return unsafe.Pointer(unsafe.SliceData(f.GetRawBytes()))
+	}
+	return unsafe.Pointer(unsafe.StringData(f.GetRawString()))
+}
+
+// fieldsV1HasRaw: FieldsV1 holds bytes (the fieldsv1byte build tag), which
+// the Sharer shares itself; otherwise apimachinery interns them.
+var fieldsV1HasRaw = func() bool {
+	_, ok := reflect.TypeFor[metav1.FieldsV1]().FieldByName("Raw")
+	return ok
+}()
 func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
 	return len(a) > 0 && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
@@ -326,7 +347,9 @@ func TestTablesBounded(t *testing.T) {
 		"strings": len(s.strings) <= MaxStrings, "fieldsV1": len(s.fieldsV1) <= MaxFieldsV1, "maps": len(s.sharedMaps) <= MaxMaps,
 		"some strings shared": len(s.strings) > 0, "some maps shared": len(s.sharedMaps) > 0, "some fieldsV1 shared": len(s.fieldsV1) > 0,
 	}
-	want := map[string]bool{"strings": true, "fieldsV1": true, "maps": true, "some strings shared": true, "some maps shared": true, "some fieldsV1 shared": true}
+	// Interned FieldsV1 (apimachinery v0.38's default) are shared by the Go
+	// runtime: the Sharer keeps no table of them.
+	want := map[string]bool{"strings": true, "fieldsV1": true, "maps": true, "some strings shared": true, "some maps shared": true, "some fieldsV1 shared": fieldsV1HasRaw}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
 	}
