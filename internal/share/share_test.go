@@ -281,6 +281,7 @@ func TestObjectShares(t *testing.T) {
 }
 
 func sameString(a, b string) bool { return len(a) > 0 && unsafe.StringData(a) == unsafe.StringData(b) }
+
 // fieldsV1Data is where a FieldsV1's serialized fields are: its Raw bytes
 // (apimachinery's fieldsv1byte build tag) or its interned string
 // (apimachinery v0.38's default, a unique.Handle[string], which the Go
@@ -301,6 +302,7 @@ var fieldsV1HasRaw = func() bool {
 	_, ok := reflect.TypeFor[metav1.FieldsV1]().FieldByName("Raw")
 	return ok
 }()
+
 func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
 	return len(a) > 0 && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
