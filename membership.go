@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/generic-informers/generic/internal/membership"
@@ -159,10 +159,10 @@ func (m Membership) config() (membership.Config, time.Duration, error) {
 	if err := c.Validate(); err != nil {
 		return c, 0, fmt.Errorf("generic: WithMembership: %w", err)
 	}
-	if errs := validation.IsDNS1123Subdomain(m.Identity); len(errs) > 0 {
+	if errs := content.IsDNS1123Subdomain(m.Identity); len(errs) > 0 {
 		return c, 0, fmt.Errorf("generic: WithMembership: Identity %q: %s", m.Identity, strings.Join(errs, "; "))
 	}
-	if errs := validation.IsValidLabelValue(m.Group); len(errs) > 0 {
+	if errs := content.IsLabelValue(m.Group); len(errs) > 0 {
 		return c, 0, fmt.Errorf("generic: WithMembership: Group %q: %s", m.Group, strings.Join(errs, "; "))
 	}
 	if m.LeaveTimeout < 0 {

@@ -27,7 +27,9 @@ step "library: dependencies point one way (hack/depcheck.sh)"
 bash hack/depcheck.sh
 
 step "library: golangci-lint ${GOLANGCI_LINT_VERSION:=v2.15.0} (.golangci.yml)"
-if ! golangci-lint version 2>/dev/null | grep -q "version ${GOLANGCI_LINT_VERSION#v} "; then
+# It must be built with the Go it checks (a golangci-lint built with an older
+# Go refuses a module whose go line is newer): reinstall it otherwise.
+if ! golangci-lint version 2>/dev/null | grep -q "version ${GOLANGCI_LINT_VERSION#v} built with $(go env GOVERSION) "; then
 	go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@${GOLANGCI_LINT_VERSION}"
 fi
 golangci-lint run ./...
