@@ -18,7 +18,7 @@ require (
 	golang.org/x/sync v0.24.0
 	gonum.org/v1/plot v0.17.0
 	k8s.io/api v0.38.0-beta.0
-	k8s.io/apiextensions-apiserver v0.38.0-beta.0
+	k8s.io/apiextensions-api v0.38.0-beta.0
 	k8s.io/apimachinery v0.38.0-beta.0
 	k8s.io/apiserver v0.38.0-beta.0
 	k8s.io/client-go v0.38.0-beta.0
@@ -134,7 +134,7 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	k8s.io/apiextensions-api v0.38.0-beta.0 // indirect
+	k8s.io/apiextensions-apiserver v0.38.0-beta.0 // indirect
 	k8s.io/cloud-provider v0.38.0-beta.0 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/component-helpers v0.38.0-beta.0 // indirect

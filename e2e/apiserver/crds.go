@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1 "k8s.io/apiextensions-api/pkg/apis/apiextensions/v1"
 
 	"github.com/generic-informers/generic/e2e/internal/cluster"
 	"github.com/generic-informers/generic/internal/fixtures"
