@@ -17,7 +17,7 @@ import (
 // Options configure a Server.
 type Options struct {
 	// Flags are extra kube-apiserver flags, for example
-	// "--feature-gates=ShardedListAndWatch=true" or
+	// "--feature-gates=ShardedListAndWatch=false" or
 	// "--authorization-mode=RBAC". They come after the defaults
 	// (DefaultFlags) and win over them.
 	Flags []string

@@ -53,17 +53,19 @@ const shardedObjects = 10000
 // about once in 5,000 runs (four replicas); at the 100 once allowed, 0.6.
 const minShardObjects = 5000
 
-// forEachShardServer runs test against the shared server, without the
-// ShardedListAndWatch feature gate (the informers fall back to filtering
-// on the client), then against one with it (the server applies the
-// ShardSelector). In that order: the test servers run in this process and
-// share its feature gates, so while the gated one runs, every server has
-// the gate.
+// forEachShardServer runs test against a server started with the
+// ShardedListAndWatch feature gate off (it ignores the ShardSelector and the
+// informers fall back to filtering on the client), then against the shared
+// server, whose gate is on: the gate is beta and on by default in
+// Kubernetes 1.38. In that order, and the gate named on the command line:
+// the test servers run in this process and share its feature gates, so while
+// the gate-off server runs, every server has the gate off (StartTestServer
+// restores the process's gates when the subtest ends).
 func forEachShardServer(t *testing.T, test func(t *testing.T, server *apiserver.Server, gate bool)) {
-	t.Run("gate off", func(t *testing.T) { test(t, shared, false) })
-	t.Run("gate on", func(t *testing.T) {
-		test(t, apiserver.StartForTest(t, "--feature-gates=ShardedListAndWatch=true"), true)
+	t.Run("gate off", func(t *testing.T) {
+		test(t, apiserver.StartForTest(t, "--feature-gates=ShardedListAndWatch=false"), false)
 	})
+	t.Run("gate on", func(t *testing.T) { test(t, shared, true) })
 }
 
 // fastConfig is config without client-side rate limits, for tests that
