@@ -174,40 +174,84 @@ func structWalker(t reflect.Type) walker {
 	}
 }
 
-// pointerWalker walks what a non-nil pointer of type t points to.
+// pointerWalker walks what a non-nil pointer of type t points to, and
+// makes a pointer to a flat struct point to the shared copy of an equal one
+// (flat.go).
 func pointerWalker(t reflect.Type) walker {
 	elem := planLocked(t.Elem())
-	if !holds(elem) {
+	var flat *flatSharer
+	if t.Elem().Kind() == reflect.Struct {
+		flat = flatSharerOf(t.Elem())
+	}
+	if !holds(elem) && flat == nil {
 		return nil
 	}
 	return func(s *Sharer, p unsafe.Pointer) {
-		if q := *(*unsafe.Pointer)(p); q != nil && elem.walk != nil {
+		q := *(*unsafe.Pointer)(p)
+		if q == nil {
+			return
+		}
+		if elem.walk != nil {
 			elem.walk(s, q)
+		}
+		if flat != nil && s.maps {
+			s.sharePointee(flat, p)
 		}
 	}
 }
 
-// sliceWalker walks the elements of a slice of type t. Byte slices are
-// left alone (data, certificates: seldom equal, and a caller may hold one).
+// sliceWalker walks the elements of a slice of type t, and remakes a slice
+// with spare capacity at its length (trimmed). Byte slices are left alone
+// (data, certificates: seldom equal, and a caller may hold one).
+//
+// Why trim: a decoder appends to the slices it fills, so their arrays grow
+// by doubling, and a Pod's five conditions sit in an array of eight, its
+// six volumes in eight, its three containers in four: about 2.3 KB of a
+// realistic Pod's cache is spare capacity that nothing will ever use
+// (docs/profiles/typed-cache-accounting.md). A list's items (elements that
+// are objects themselves) are not trimmed: the informer keeps pointers into
+// that array, so a copy would only add one.
 func sliceWalker(t reflect.Type) walker {
 	if t.Elem().Kind() == reflect.Uint8 {
 		return nil
 	}
 	elem := planLocked(t.Elem())
-	if !holds(elem) {
+	trim := t.Elem().Size() > 0 && !reflect.PointerTo(t.Elem()).Implements(reflect.TypeFor[runtime.Object]())
+	var flat *flatSharer
+	if trim {
+		flat = flatSharerOf(t)
+	}
+	if !trim && !holds(elem) {
 		return nil
 	}
 	size := t.Elem().Size()
 	return func(s *Sharer, p unsafe.Pointer) {
 		header := (*[]byte)(p) // a slice's header, whatever its element type
-		if len(*header) == 0 || elem.walk == nil {
+		if len(*header) == 0 {
 			return
 		}
-		data := unsafe.Pointer(unsafe.SliceData(*header))
-		for i := range len(*header) {
-			elem.walk(s, unsafe.Add(data, uintptr(i)*size))
+		if trim && cap(*header) > len(*header) {
+			trimSlice(t, p)
+		}
+		if elem.walk != nil {
+			data := unsafe.Pointer(unsafe.SliceData(*header))
+			for i := range len(*header) {
+				elem.walk(s, unsafe.Add(data, uintptr(i)*size))
+			}
+		}
+		if flat != nil && s.maps {
+			s.shareSlice(flat, p)
 		}
 	}
+}
+
+// trimSlice replaces the slice of type t at p with a copy of its elements
+// in an array of its length.
+func trimSlice(t reflect.Type, p unsafe.Pointer) {
+	v := reflect.NewAt(t, p).Elem()
+	exact := reflect.MakeSlice(t, v.Len(), v.Len())
+	reflect.Copy(exact, v)
+	v.Set(exact)
 }
 
 // mapWalker walks a map of strings or of quantities, by string-kind keys;

@@ -224,12 +224,18 @@ func TestObjectShares(t *testing.T) {
 		KubeletFieldsV1                       bool
 		OtherDeploymentLabels                 bool
 		OtherDeploymentNamespace              bool
+		// Slices and pointed-to structs of flat values (flat.go).
+		OwnerReferences, Tolerations, Env, Probe bool
+		OtherDeploymentEnvoyEnv                  bool
 	}
 	cases := []struct {
 		maps bool
 		want shared
 	}{
-		{maps: true, want: shared{Namespace: true, Image: true, ServiceAccountMount: true, Labels: true, Requests: true, ControllerFieldsV1: true, OtherDeploymentNamespace: true}},
+		{maps: true, want: shared{
+			Namespace: true, Image: true, ServiceAccountMount: true, Labels: true, Requests: true, ControllerFieldsV1: true, OtherDeploymentNamespace: true,
+			OwnerReferences: true, Tolerations: true, Env: true, Probe: true, OtherDeploymentEnvoyEnv: true,
+		}},
 		// Interned FieldsV1 (apimachinery v0.38's default) are shared
 		// whatever the Sharer does.
 		{maps: false, want: shared{Namespace: true, Image: true, ServiceAccountMount: true, ControllerFieldsV1: !fieldsV1HasRaw, OtherDeploymentNamespace: true}},
@@ -272,6 +278,11 @@ func TestObjectShares(t *testing.T) {
 				KubeletFieldsV1:          fieldsV1(a, "kubelet") == fieldsV1(b, "kubelet"),
 				OtherDeploymentLabels:    sameMap(b.Labels, other.Labels),
 				OtherDeploymentNamespace: sameString(b.Namespace, other.Namespace),
+				OwnerReferences:          sameSlice(a.OwnerReferences, b.OwnerReferences),
+				Tolerations:              sameSlice(a.Spec.Tolerations, b.Spec.Tolerations),
+				Env:                      sameSlice(a.Spec.Containers[0].Env, b.Spec.Containers[0].Env),
+				Probe:                    a.Spec.Containers[0].LivenessProbe != nil && a.Spec.Containers[0].LivenessProbe == b.Spec.Containers[0].LivenessProbe,
+				OtherDeploymentEnvoyEnv:  sameSlice(b.Spec.Containers[1].Env, other.Spec.Containers[1].Env),
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("what is shared (-want +got):\n%s", diff)
@@ -302,6 +313,10 @@ var fieldsV1HasRaw = func() bool {
 	_, ok := reflect.TypeFor[metav1.FieldsV1]().FieldByName("Raw")
 	return ok
 }()
+
+func sameSlice[S ~[]E, E any](a, b S) bool {
+	return len(a) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
 
 func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
 	return len(a) > 0 && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
@@ -346,12 +361,12 @@ func TestTablesBounded(t *testing.T) {
 		}
 	}
 	got := map[string]bool{
-		"strings": len(s.strings) <= MaxStrings, "fieldsV1": len(s.fieldsV1) <= MaxFieldsV1, "maps": len(s.sharedMaps) <= MaxMaps,
-		"some strings shared": len(s.strings) > 0, "some maps shared": len(s.sharedMaps) > 0, "some fieldsV1 shared": len(s.fieldsV1) > 0,
+		"strings": len(s.strings) <= MaxStrings, "fieldsV1": len(s.fieldsV1) <= MaxFieldsV1, "maps": len(s.sharedMaps) <= MaxMaps, "flat": len(s.flat) <= MaxFlat,
+		"some strings shared": len(s.strings) > 0, "some maps shared": len(s.sharedMaps) > 0, "some fieldsV1 shared": len(s.fieldsV1) > 0, "some flat values shared": len(s.flat) > 0,
 	}
 	// Interned FieldsV1 (apimachinery v0.38's default) are shared by the Go
 	// runtime: the Sharer keeps no table of them.
-	want := map[string]bool{"strings": true, "fieldsV1": true, "maps": true, "some strings shared": true, "some maps shared": true, "some fieldsV1 shared": fieldsV1HasRaw}
+	want := map[string]bool{"strings": true, "fieldsV1": true, "maps": true, "flat": true, "some strings shared": true, "some maps shared": true, "some fieldsV1 shared": fieldsV1HasRaw, "some flat values shared": true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
 	}

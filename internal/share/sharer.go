@@ -49,12 +49,18 @@ type Sharer struct {
 	// apart by their entries: mapShapes).
 	sharedMaps    map[uint64]sharedMap
 	mapCandidates hashCandidates
+	// flat are the shared slices and pointed-to structs of flat values, by
+	// their keys (flat.go); keyBuf is where a key is written.
+	flat           map[string]flatValue
+	flatCandidates hashCandidates
+	keyBuf         []byte
 }
 
 // New returns a Sharer. With maps, equal maps of strings (labels,
 // annotations, selectors, a ConfigMap's data), equal maps of quantities
-// (ResourceList) and equal fieldsV1 bytes are shared too, not only
-// strings.
+// (ResourceList), equal fieldsV1 bytes, and equal slices and pointed-to
+// structs of flat values (flat.go: ownerReferences, tolerations, env,
+// probes, managedFields) are shared too, not only strings.
 func New(maps bool) *Sharer {
 	return &Sharer{
 		maps:       maps,
@@ -62,6 +68,7 @@ func New(maps bool) *Sharer {
 		strings:    map[string]string{},
 		fieldsV1:   map[string][]byte{},
 		sharedMaps: map[uint64]sharedMap{},
+		flat:       map[string]flatValue{},
 	}
 }
 
