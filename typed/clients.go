@@ -51,9 +51,10 @@ type Clients struct {
 	// check this cannot see, such as a patched or aggregated API server of
 	// a built-in GroupVersion).
 	UnstructuredFromJSON bool
-	// NoSharing, if true, makes every cached object hold maps and slices
-	// of its own only. By default the objects of a Factory's informers
-	// share what repeats across them, as they are decoded:
+	// NoSharing, if true, makes every cached object hold maps, slices and
+	// pointed-to structs of its own only. By default the objects of a
+	// Factory's informers share what repeats across them, as they are
+	// decoded:
 	//
 	//   - strings that repeat are one string (invisible: Go strings
 	//     cannot be changed), in every informer;
@@ -61,19 +62,30 @@ type Clients struct {
 	//     tree (UnstructuredFor);
 	//   - equal metadata.labels maps are one map, and in typed objects
 	//     equal maps of strings (annotations, selectors, a ConfigMap's
-	//     data of at most 1 KiB) and equal ResourceLists are one map too.
+	//     data of at most 1 KiB) and equal ResourceLists are one map too;
+	//   - in typed objects, equal slices and pointed-to structs of flat
+	//     values (no map or interface in them: ownerReferences,
+	//     tolerations, ports, env, args, probes, managedFields) are one
+	//     slice or struct.
 	//
-	// On realistic Pods (docs/benchmarks.md, BenchmarkCacheSize) this makes
-	// a typed cache about half the size of client-go's (0.48x; 0.92x with
-	// NoSharing), and on ConfigMaps with payloads of their own 0.87x. Sharing is invisible to code that treats
-	// cached objects as read-only, as client-go requires: a caller that
-	// writes into a cached object's map (pod.Labels["x"] = "y" before an
-	// Update, instead of on a DeepCopy) would write into every object
+	// Typed objects' slices are also remade at their length (a decoder's
+	// appends leave spare capacity), with sharing or without.
+	//
+	// On realistic Pods (docs/benchmarks.md, BenchmarkCacheSize; client-go
+	// v0.38, whose FieldsV1 are interned) this makes a typed cache about a
+	// third the size of client-go's (0.34x; 0.83x with NoSharing), and on
+	// ConfigMaps with payloads of their own 0.87x. Sharing is invisible to
+	// code that treats cached objects as read-only, as client-go requires:
+	// a caller that writes into a cached object's map or slice
+	// (pod.Labels["x"] = "y", or pod.Spec.Tolerations[0].Key = "k", before
+	// an Update, instead of on a DeepCopy) would write into every object
 	// that shares it. Set NoSharing if yours may (what it costs: the
 	// memory above, nothing else). A transform (generic.WithTransform)
 	// gets each object with labels (and, typed, annotations) of its own,
-	// which it may edit in place; set NoSharing if it edits other maps or
-	// managedFields in place. Strings stay shared either way.
+	// which it may edit in place; set NoSharing if it edits other maps,
+	// the elements of slices, pointed-to structs or managedFields in place
+	// (setting a field, pod.ManagedFields = nil, is not in place). Strings
+	// stay shared either way.
 	NoSharing bool
 }
 
