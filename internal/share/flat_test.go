@@ -1,7 +1,6 @@
 package share
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -146,5 +145,5 @@ func TestFlatSharingOfRandomValues(t *testing.T) {
 	if shared == 0 {
 		t.Fatal("no tolerations shared: the test proves nothing")
 	}
-	t.Log(fmt.Sprintf("%d of %d pods share their tolerations", shared, len(pods)))
+	t.Logf("%d of %d pods share their tolerations", shared, len(pods))
 }
