@@ -15,9 +15,15 @@ import (
 // Object is what the chain delivers: an API object with object metadata,
 // comparable so that a nil one can be told apart.
 type Object interface {
+	Stored
+	comparable
+}
+
+// Stored is what the chain records and hands on of an object: the object
+// itself, or a compact store's record of it (Config.Store).
+type Stored interface {
 	runtime.Object
 	metav1.Object
-	comparable
 }
 
 // Config is what the chain of one informer is made with.
@@ -34,6 +40,12 @@ type Config[T Object] struct {
 	// Transform, if not nil, is done to every object converted, before it
 	// is recorded or handed on; an error rejects the object.
 	Transform func(T) (T, error)
+	// Store, if not nil, is what the chain records and hands on in the
+	// place of each object, once converted and transformed: a compact
+	// store's record of it (a metav1.Object that the store keys, and that
+	// reads decode). It must not fail: what it cannot make is the object
+	// itself. nil hands on the objects.
+	Store func(T) Stored
 	// StopForGood: once a resource the server listed is not served,
 	// deliver the deletes, then make no more requests.
 	StopForGood bool

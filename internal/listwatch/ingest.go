@@ -44,11 +44,15 @@ type ingest[T Object] struct {
 	convert   func(runtime.Object) (T, error)
 	newT      func() T
 	transform func(T) (T, error)
+	// store is Config.Store: nil hands on the objects themselves.
+	store func(T) Stored
 	// unexpectedType is wrapped by the errors of objects of another type.
 	unexpectedType error
 	reject         func(ctx context.Context, key string, err error)
 	meter          Meter
-	record         *lastGood[T]
+	// record holds what was handed on of each object: the object, or
+	// what Store made of it.
+	record *lastGood[Stored]
 	// goroutines counts the goroutines of the watches it made, so that the
 	// informer's Run returns only after they have ended.
 	goroutines *sync.WaitGroup
@@ -58,7 +62,7 @@ type ingest[T Object] struct {
 
 	// listing collects the objects of a paged list until its last page.
 	mu      sync.Mutex
-	listing *objectSet[T]
+	listing *objectSet[Stored]
 }
 
 var (
@@ -78,10 +82,11 @@ func newIngest[T Object](inner cache.ListerWatcher, c Config[T], h Hooks, shard 
 		convert:        c.Convert,
 		newT:           c.NewT,
 		transform:      c.Transform,
+		store:          c.Store,
 		unexpectedType: c.UnexpectedType,
 		reject:         h.Reject,
 		meter:          h.Meter,
-		record:         newLastGood[T](),
+		record:         newLastGood[Stored](),
 		shard:          shard,
 	}
 	in.lw = stage(inner, in.list, in.watch)
@@ -111,9 +116,9 @@ func (in *ingest[T]) list(ctx context.Context, options metav1.ListOptions) (runt
 		Items: make([]runtime.Object, 0, len(items)),
 	}
 	page := in.listPage(options.Continue == "", len(items))
-	in.keep(ctx, items, shard, func(key cache.ObjectName, t T) {
-		out.Items = append(out.Items, t)
-		page.set(key, t)
+	in.keep(ctx, items, shard, func(key cache.ObjectName, stored Stored) {
+		out.Items = append(out.Items, stored)
+		page.set(key, stored)
 	})
 	if out.Continue == "" {
 		in.replaceRecord(page)
@@ -139,18 +144,26 @@ func (in *ingest[T]) itemsOf(ctx context.Context, list runtime.Object, v view) (
 }
 
 // keep converts the items of a list made with selection v, and calls f
-// with each that converted and belongs to v, in order.
-func (in *ingest[T]) keep(ctx context.Context, items []runtime.Object, v view, f func(key cache.ObjectName, t T)) {
+// with what is stored of each that converted and belongs to v, in order.
+func (in *ingest[T]) keep(ctx context.Context, items []runtime.Object, v view, f func(key cache.ObjectName, stored Stored)) {
 	for _, item := range items {
 		if key, t, ok := in.convertOne(ctx, item); ok && in.inShard(ctx, v, t) {
-			f(key, t)
+			f(key, in.stored(t))
 		}
 	}
 }
 
+// stored is what the chain records and hands on of t (Config.Store).
+func (in *ingest[T]) stored(t T) Stored {
+	if in.store == nil {
+		return t
+	}
+	return in.store(t)
+}
+
 // listPage returns the map that collects the objects of the list a page
 // belongs to; the first page starts a new one.
-func (in *ingest[T]) listPage(first bool, size int) *objectSet[T] {
+func (in *ingest[T]) listPage(first bool, size int) *objectSet[Stored] {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if first || in.listing == nil {
@@ -174,7 +187,7 @@ func (in *ingest[T]) endListing() {
 // not. The informer's store is what the record says (it lags it, never
 // leads it), so these are the events client-go's Replace hands to the
 // handlers.
-func (in *ingest[T]) replaceRecord(next *objectSet[T]) uint64 {
+func (in *ingest[T]) replaceRecord(next *objectSet[Stored]) uint64 {
 	in.meter.CompleteList()
 	if in.meter.CountsEvents() {
 		held, before := in.record.overlap(next)

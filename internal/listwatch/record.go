@@ -14,20 +14,20 @@ import (
 // and each T is checked against its key on the way out. The rare keys
 // whose hash an other key holds already live in overflow, so that no key
 // ever answers for another.
-type objectSet[T Object] struct {
+type objectSet[T Stored] struct {
 	hash     func(cache.ObjectName) uint64
 	objects  map[uint64]T
 	overflow map[cache.ObjectName]T
 }
 
-func newObjectSet[T Object](seed maphash.Seed, size int) *objectSet[T] {
+func newObjectSet[T Stored](seed maphash.Seed, size int) *objectSet[T] {
 	return &objectSet[T]{
 		hash:    func(key cache.ObjectName) uint64 { return maphash.Comparable(seed, key) },
 		objects: make(map[uint64]T, size),
 	}
 }
 
-func holds[T Object](t T, key cache.ObjectName) bool {
+func holds[T Stored](t T, key cache.ObjectName) bool {
 	return t.GetName() == key.Name && t.GetNamespace() == key.Namespace
 }
 
@@ -84,20 +84,20 @@ func (s *objectSet[T]) remove(key cache.ObjectName) {
 // interleaving: the cache cannot answer that question, since it lags the
 // reflector's queue (an object added and at once updated to a bad state is
 // not in the cache yet when the update is converted). Its values are the
-// very objects the cache holds, so it costs a map entry per object, not a
-// copy.
+// very values the cache holds (the objects, or a compact store's records
+// of them: Config.Store), so it costs a map entry per object, not a copy.
 //
 // A relist (a full list, or a WatchList stream's initial events) replaces
 // the record as a whole, and moves it to a new generation: the watches of
 // an older generation no longer change it.
-type lastGood[T Object] struct {
+type lastGood[T Stored] struct {
 	seed       maphash.Seed
 	mu         sync.Mutex
 	objects    *objectSet[T]
 	generation uint64
 }
 
-func newLastGood[T Object]() *lastGood[T] {
+func newLastGood[T Stored]() *lastGood[T] {
 	seed := maphash.MakeSeed()
 	return &lastGood[T]{seed: seed, objects: newObjectSet[T](seed, 0)}
 }

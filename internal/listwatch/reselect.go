@@ -77,7 +77,7 @@ func (s *watchStream[T]) reselect(ctx context.Context, options metav1.ListOption
 // listSelection lists selection v, as the informer's list would (its
 // source's namespace and selectors, converted and kept to v), and returns
 // what it holds and its resourceVersion.
-func (s *watchStream[T]) listSelection(ctx context.Context, v view) (*objectSet[T], string, error) {
+func (s *watchStream[T]) listSelection(ctx context.Context, v view) (*objectSet[Stored], string, error) {
 	list, err := s.in.inner.ListWithContext(ctx, metav1.ListOptions{ShardSelector: v.shardSelector()})
 	if err != nil {
 		return nil, "", err
@@ -96,10 +96,10 @@ func (s *watchStream[T]) listSelection(ctx context.Context, v view) (*objectSet[
 
 // changesTo returns the events that make what the record holds next, and
 // counts them in the informer's metrics.
-func (s *watchStream[T]) changesTo(next *objectSet[T]) []pending {
+func (s *watchStream[T]) changesTo(next *objectSet[Stored]) []pending {
 	var events []pending
 	var added, updated, deleted int
-	next.each(func(key cache.ObjectName, t T) {
+	next.each(func(key cache.ObjectName, t Stored) {
 		held, known := s.get(key)
 		switch {
 		case !known:
@@ -110,7 +110,7 @@ func (s *watchStream[T]) changesTo(next *objectSet[T]) []pending {
 			events = append(events, pending{event: watch.Event{Type: watch.Modified, Object: t}, commit: func() func() { return s.setUndoably(key, t) }})
 		}
 	})
-	s.in.record.each(s.generation, func(key cache.ObjectName, held T) {
+	s.in.record.each(s.generation, func(key cache.ObjectName, held Stored) {
 		if _, kept := next.get(key); !kept {
 			deleted++
 			events = append(events, pending{event: watch.Event{Type: watch.Deleted, Object: held}, commit: func() func() { return s.removeUndoably(key) }})

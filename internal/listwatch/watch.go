@@ -19,7 +19,7 @@ type watchStream[T Object] struct {
 	generation uint64
 	// initial collects the objects of a WatchList stream's initial events,
 	// until the bookmark that ends them; nil for a plain watch.
-	initial *objectSet[T]
+	initial *objectSet[Stored]
 	// shard is the selection the watch was made with.
 	shard view
 }
@@ -43,11 +43,12 @@ func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.
 		return s.outOfShard(event, key, t)
 	}
 	if ok {
-		event.Object = t
+		stored := s.in.stored(t)
+		event.Object = stored
 		if event.Type == watch.Deleted {
 			return event, func() func() { return s.removeUndoably(key) }, true
 		}
-		return event, func() func() { return s.setUndoably(key, t) }, true
+		return event, func() func() { return s.setUndoably(key, stored) }, true
 	}
 	last, known := s.get(key)
 	if !known {
@@ -59,7 +60,7 @@ func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.
 }
 
 // setUndoably records t under key and returns how to restore what was.
-func (s *watchStream[T]) setUndoably(key cache.ObjectName, t T) func() {
+func (s *watchStream[T]) setUndoably(key cache.ObjectName, t Stored) func() {
 	prev, had := s.get(key)
 	s.set(key, t)
 	if had {
@@ -78,7 +79,7 @@ func (s *watchStream[T]) removeUndoably(key cache.ObjectName) func() {
 	return func() { s.set(key, prev) }
 }
 
-func (s *watchStream[T]) set(key cache.ObjectName, t T) {
+func (s *watchStream[T]) set(key cache.ObjectName, t Stored) {
 	if s.initial != nil {
 		s.initial.set(key, t)
 		return
@@ -94,7 +95,7 @@ func (s *watchStream[T]) remove(key cache.ObjectName) {
 	s.in.record.remove(s.generation, key)
 }
 
-func (s *watchStream[T]) get(key cache.ObjectName) (T, bool) {
+func (s *watchStream[T]) get(key cache.ObjectName) (Stored, bool) {
 	if s.initial != nil {
 		return s.initial.get(key)
 	}
