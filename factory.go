@@ -73,6 +73,9 @@ func NewFactoryOn[T Object](r *Registry, source Source, convert Converter[T]) (*
 	if source == nil {
 		source = nilSource
 	}
+	if _, err := compactCodecFor[T](r.options); err != nil {
+		return nil, err
+	}
 	return &Factory[T]{Registry: r, source: source, convert: convert, view: r.views.Add(1)}, nil
 }
 
@@ -166,6 +169,9 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []InformerOpt
 			own = informerOnly.shard.String()
 		}
 		if o, err = resolveOptions(append(slices.Clip(f.opts), factoryOptions(opts)...)); err != nil {
+			return nil, nil, err
+		}
+		if _, err := compactCodecFor[T](o); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic/internal/callbacks"
+	"github.com/generic-informers/generic/internal/compact"
 	"github.com/generic-informers/generic/internal/handlers"
 	"github.com/generic-informers/generic/internal/listwatch"
 	"github.com/generic-informers/generic/internal/objectedit"
@@ -166,6 +167,9 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if o.namespace != metav1.NamespaceAll {
 		return nil, fmt.Errorf("generic: NewInformer: WithNamespace(%q): the ListerWatcher chooses the namespace; make it for that namespace instead", o.namespace)
 	}
+	if _, err := compactCodecFor[T](o); err != nil {
+		return nil, err
+	}
 	if tweak := o.listTweak(); tweak != nil && lw != nil && !isNilPointer(lw) {
 		lw = tweakedListerWatcher(lw, tweak)
 	}
@@ -198,11 +202,20 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if convert == nil {
 		convert = Identity[T]()
 	}
+	// Checked where o was given (NewInformer, NewFactoryOn, Acquire).
+	i.codec, _ = compactCodecFor[T](o)
+	var store func(T) listwatch.Stored
+	if i.codec != nil {
+		// The chain hands on records, which are not Ts: the reflector
+		// checks no type.
+		store, example = i.compactStored, nil
+	}
 	i.chain = listwatch.New(lw, listwatch.Config[T]{
 		GVR:            gvr,
 		Convert:        convert,
 		NewT:           newT,
 		Transform:      i.ingestTransform(o.stripManaged, o.share),
+		Store:          store,
 		StopForGood:    o.stopWhenGone,
 		UnexpectedType: ErrUnexpectedType,
 	}, listwatch.Hooks{
@@ -213,19 +226,49 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	})
 	i.shared = cache.NewSharedIndexInformerWithOptions(i.chain.ListerWatcher(), example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
-		Indexers:          i.guardIndexers(o.indexers),
+		Indexers:          i.guardIndexers(i.indexersOfObjects(o.indexers)),
 		ObjectDescription: gvr.String(),
 		Identifier:        o.informerName.WithResource(gvr),
 	})
-	i.tracked = handlers.Shared(i.shared, i.Run, i.setTransform, i.newCursor)
-	// The informer has not started, so this cannot fail.
+	hooks := handlers.Hooks{Run: i.Run, SetTransform: i.setTransform, NewCursor: i.newCursor}
+	if i.codec != nil {
+		hooks.Indexer = &compact.Indexer[T]{Store: i.shared.GetIndexer(), Codec: i.codec, Report: i.report}
+		hooks.Decode, hooks.Report, hooks.Indexers = i.codec.Object, i.report, i.codec.IndexersOfObjects
+	}
+	i.tracked = handlers.Shared(i.shared, hooks)
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
-	i.lister = NewLister[T](i.shared.GetIndexer(), gvr.GroupResource())
+	i.lister = newLister[T](i.shared.GetIndexer(), gvr.GroupResource(), hooks.Decode)
 	return i
+}
+
+// indexersOfObjects returns indexers as the store calls them: with a compact
+// store, they get decoded objects (compact.Codec.IndexersOfObjects).
+func (i *informer[T]) indexersOfObjects(indexers cache.Indexers) cache.Indexers {
+	if i.codec == nil {
+		return indexers
+	}
+	return i.codec.IndexersOfObjects(indexers)
+}
+
+// compactStored is what the ingest records and hands on of t with a
+// compact store: its compact.Record, made once, which the ingest's record
+// of last good states and the informer's store share. An object that does
+// not encode is reported and stored as it is (reads return it as it is): no
+// object is lost.
+func (i *informer[T]) compactStored(t T) listwatch.Stored {
+	record, err := i.codec.Compact(t)
+	if err != nil {
+		i.report(fmt.Errorf("generic: WithCompactStore: %s %q is kept decoded: %w", i.gvr, keyOf(t), err))
+		return t
+	}
+	return record
 }
 
 type informer[T Object] struct {
 	shared cache.SharedIndexInformer
+	// codec keeps the store's objects compact (WithCompactStore); nil
+	// for the default store of objects.
+	codec *compact.Codec[T]
 	// tracked is shared as Informer() hands it out: its Run is ours
 	// (handlers.Shared).
 	tracked      cache.SharedIndexInformer
@@ -395,7 +438,11 @@ func (i *informer[T]) AddEventHandler(handler cache.TypedResourceEventHandler[T]
 	default:
 		return nil, fmt.Errorf("generic: at most one HandlerOptions may be passed, got %d", len(options))
 	}
-	return i.shared.AddEventHandlerWithOptions(&handlers.Typed[T]{Handler: handler, Report: i.report, WrongType: unexpectedEventType[T], Cursor: i.newCursor()}, o)
+	typed := &handlers.Typed[T]{Handler: handler, Report: i.report, WrongType: unexpectedEventType[T], Cursor: i.newCursor()}
+	if i.codec != nil {
+		typed.Decode = i.codec.Object
+	}
+	return i.shared.AddEventHandlerWithOptions(typed, o)
 }
 
 // newCursor is a new handler's place in the informer's delivery clock.
@@ -423,7 +470,7 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 			return fn(t)
 		}
 	}
-	return i.shared.AddIndexers(i.guardIndexers(untyped))
+	return i.shared.AddIndexers(i.guardIndexers(i.indexersOfObjects(untyped)))
 }
 
 // ingestTransform is what the ingest does to every object it converted:

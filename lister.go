@@ -80,7 +80,15 @@ type NamespaceLister[T runtime.Object] interface {
 // wrapping ErrUnexpectedType, and List and ByIndex return the T values
 // together with such an error.
 func NewLister[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource) Lister[T] {
-	return &lister[T]{read: listing.Reader[T]{Indexer: indexer, Resource: resource, WrongType: unexpectedType[T]}}
+	return newLister[T](indexer, resource, nil)
+}
+
+// newLister is NewLister over a store whose values decode, if not nil,
+// turns into objects (a compact store's records): label selectors and
+// indexes are matched on what the store holds, and only the values
+// returned are decoded.
+func newLister[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource, decode func(any) (any, error)) Lister[T] {
+	return &lister[T]{read: listing.Reader[T]{Indexer: indexer, Resource: resource, WrongType: unexpectedType[T], Decode: decode}}
 }
 
 type lister[T runtime.Object] struct {

@@ -100,6 +100,8 @@ type options struct {
 	// informerName is client-go's informer identity for its own
 	// metrics (WithInformerName).
 	informerName *cache.InformerName
+	// compact is WithCompactStore's, nil if not given.
+	compact *compactStore
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as
@@ -336,6 +338,9 @@ func (o options) validate() error {
 	}
 	if err := o.shardKey.validate(); err != nil {
 		return err
+	}
+	if o.compact != nil && o.compact.decodedObjects < 0 {
+		return fmt.Errorf("generic: WithCompactStore(%d): want 0 or more decoded objects", o.compact.decodedObjects)
 	}
 	if _, err := labels.Parse(o.labelSelector); err != nil {
 		return fmt.Errorf("generic: WithLabelSelector(%q): %w", o.labelSelector, err)

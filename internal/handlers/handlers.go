@@ -4,8 +4,8 @@
 // type assertions, and a client-go one as it is; both tell the informer's
 // delivery clock what they are called with, for the delivery latency.
 //
-// It imports nothing of this module: reports and the clock are hooks the
-// root package hands it.
+// It imports nothing of this module: reports, the clock and the decoding
+// of a compact store's records are hooks the root package hands it.
 package handlers
 
 import (
@@ -36,9 +36,26 @@ type Typed[T cache.Object] struct {
 	// WrongType is the error of an event of verb for obj, not a T.
 	WrongType func(verb string, obj any) error
 	Cursor    Cursor
+	// Decode, if not nil, turns what the store holds into the object
+	// (a compact store's record, see Hooks.Decode).
+	Decode func(obj any) (any, error)
+}
+
+// decoded is obj through Decode; nil, reported, if it does not decode.
+func decoded(decode func(any) (any, error), report func(error), obj any) any {
+	if decode == nil {
+		return obj
+	}
+	out, err := decode(obj)
+	if err != nil {
+		report(err)
+		return nil
+	}
+	return out
 }
 
 func (h *Typed[T]) OnAdd(obj any, isInInitialList bool) {
+	obj = decoded(h.Decode, h.Report, obj)
 	h.Cursor.Delivered(obj)
 	t, ok := obj.(T)
 	if !ok {
@@ -49,6 +66,7 @@ func (h *Typed[T]) OnAdd(obj any, isInInitialList bool) {
 }
 
 func (h *Typed[T]) OnUpdate(oldObj, newObj any) {
+	oldObj, newObj = decoded(h.Decode, h.Report, oldObj), decoded(h.Decode, h.Report, newObj)
 	h.Cursor.Delivered(newObj)
 	oldT, okOld := oldObj.(T)
 	newT, okNew := newObj.(T)
@@ -64,6 +82,7 @@ func (h *Typed[T]) OnUpdate(oldObj, newObj any) {
 // gone), the last state it had cached, with FinalStateUnknown holding the
 // tombstone.
 func (h *Typed[T]) OnDelete(obj any) {
+	obj = decoded(h.Decode, h.Report, obj)
 	h.Cursor.Delivered(obj)
 	switch o := obj.(type) {
 	case T:
@@ -82,53 +101,107 @@ func (h *Typed[T]) OnDelete(obj any) {
 }
 
 // Measured is a client-go handler, as it is, that tells its Cursor what
-// it is called with.
+// it is called with, and gets objects through Decode if it is set. (The
+// Cursor is told of the object decoded: a compact store keeps the object
+// that arrived, which the clock stamped, as the decoded one.)
 type Measured struct {
 	cache.ResourceEventHandler
 	Cursor Cursor
+	// Decode and Report: as Typed's. An object that does not decode is
+	// reported and its event dropped.
+	Decode func(obj any) (any, error)
+	Report func(error)
 }
 
 func (h *Measured) OnAdd(obj any, isInInitialList bool) {
-	h.Cursor.Delivered(obj)
-	h.ResourceEventHandler.OnAdd(obj, isInInitialList)
+	if obj = decoded(h.Decode, h.Report, obj); obj != nil {
+		h.Cursor.Delivered(obj)
+		h.ResourceEventHandler.OnAdd(obj, isInInitialList)
+	}
 }
 
 func (h *Measured) OnUpdate(oldObj, newObj any) {
-	h.Cursor.Delivered(newObj)
-	h.ResourceEventHandler.OnUpdate(oldObj, newObj)
+	oldObj, newObj = decoded(h.Decode, h.Report, oldObj), decoded(h.Decode, h.Report, newObj)
+	if oldObj != nil && newObj != nil {
+		h.Cursor.Delivered(newObj)
+		h.ResourceEventHandler.OnUpdate(oldObj, newObj)
+	}
 }
 
 func (h *Measured) OnDelete(obj any) {
-	h.Cursor.Delivered(obj)
-	h.ResourceEventHandler.OnDelete(obj)
+	if obj = decoded(h.Decode, h.Report, obj); obj != nil {
+		h.Cursor.Delivered(obj)
+		h.ResourceEventHandler.OnDelete(obj)
+	}
+}
+
+// Hooks are what Shared needs of the informer it hands out.
+type Hooks struct {
+	// Run is the Informer[T]'s Run; SetTransform sets its own transform,
+	// run in its ingest.
+	Run          func(context.Context)
+	SetTransform func(cache.TransformFunc) error
+	// NewCursor makes a handler's place in the delivery clock.
+	NewCursor func() Cursor
+	// Indexer, if not nil, is what GetIndexer and GetStore return instead
+	// of the shared informer's own store (a compact store's view of
+	// objects); Decode, if not nil, turns what the store holds into an
+	// object for handlers, and Report is told of what does not decode.
+	Indexer cache.Indexer
+	Decode  func(obj any) (any, error)
+	Report  func(error)
+	// Indexers, if not nil, wraps the index functions AddIndexers is
+	// given, so that they get objects from what the store holds.
+	Indexers func(cache.Indexers) cache.Indexers
 }
 
 // Shared returns shared as an Informer[T] hands it out: running it (Run,
-// RunWithContext, as client-go users do) calls run instead, the
+// RunWithContext, as client-go users do) calls hooks.Run instead, the
 // Informer[T]'s Run, so that its State, and the factory that shares it,
-// know it is running and when it stops; SetTransform calls setTransform,
-// which sets the Informer[T]'s own transform, run in its ingest; handlers
-// added the client-go way are Measured, each with a cursor of its own
-// (newCursor).
-func Shared(shared cache.SharedIndexInformer, run func(context.Context), setTransform func(cache.TransformFunc) error, newCursor func() Cursor) cache.SharedIndexInformer {
-	return &sharedInformer{SharedIndexInformer: shared, run: run, setTransform: setTransform, newCursor: newCursor}
+// know it is running and when it stops; SetTransform calls
+// hooks.SetTransform; handlers added the client-go way are Measured, each
+// with a cursor of its own, and get objects through hooks.Decode; its
+// store is hooks.Indexer if set.
+func Shared(shared cache.SharedIndexInformer, hooks Hooks) cache.SharedIndexInformer {
+	return &sharedInformer{SharedIndexInformer: shared, hooks: hooks}
 }
 
 type sharedInformer struct {
 	cache.SharedIndexInformer
-	run          func(context.Context)
-	setTransform func(cache.TransformFunc) error
-	newCursor    func() Cursor
+	hooks Hooks
 }
 
-func (s *sharedInformer) Run(stopCh <-chan struct{}) { s.run(wait.ContextForChannel(stopCh)) }
+func (s *sharedInformer) Run(stopCh <-chan struct{}) { s.hooks.Run(wait.ContextForChannel(stopCh)) }
 
-func (s *sharedInformer) RunWithContext(ctx context.Context) { s.run(ctx) }
+func (s *sharedInformer) RunWithContext(ctx context.Context) { s.hooks.Run(ctx) }
 
 // SetTransform sets the Informer[T]'s transform (generic.WithTransform's);
 // as in client-go, it fails once the informer has started.
 func (s *sharedInformer) SetTransform(transform cache.TransformFunc) error {
-	return s.setTransform(transform)
+	return s.hooks.SetTransform(transform)
+}
+
+func (s *sharedInformer) GetStore() cache.Store {
+	if s.hooks.Indexer != nil {
+		return s.hooks.Indexer
+	}
+	return s.SharedIndexInformer.GetStore()
+}
+
+func (s *sharedInformer) GetIndexer() cache.Indexer {
+	if s.hooks.Indexer != nil {
+		return s.hooks.Indexer
+	}
+	return s.SharedIndexInformer.GetIndexer()
+}
+
+// AddIndexers adds index functions, wrapped by hooks.Indexers if set, so
+// that they get objects.
+func (s *sharedInformer) AddIndexers(indexers cache.Indexers) error {
+	if s.hooks.Indexers != nil {
+		indexers = s.hooks.Indexers(indexers)
+	}
+	return s.SharedIndexInformer.AddIndexers(indexers)
 }
 
 func (s *sharedInformer) AddEventHandler(handler cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
@@ -147,5 +220,5 @@ func (s *sharedInformer) measured(handler cache.ResourceEventHandler) cache.Reso
 	if handler == nil {
 		return nil // client-go refuses it
 	}
-	return &Measured{ResourceEventHandler: handler, Cursor: s.newCursor()}
+	return &Measured{ResourceEventHandler: handler, Cursor: s.hooks.NewCursor(), Decode: s.hooks.Decode, Report: s.hooks.Report}
 }

@@ -21,6 +21,28 @@ type Reader[T any] struct {
 	Resource schema.GroupResource
 	// WrongType is the error of a value obj of the cache that is not a T.
 	WrongType func(resource schema.GroupResource, obj any) error
+	// Decode, if not nil, turns a value of the cache into the T it stands
+	// for (a compact store's record): selectors and indexes are matched on
+	// the value, and only the values returned are decoded.
+	Decode func(obj any) (any, error)
+}
+
+// value returns obj as a T, through Decode if set; false, with the error
+// to report, if it is not one.
+func (r *Reader[T]) value(obj any) (T, error) {
+	var zero T
+	if r.Decode != nil {
+		decoded, err := r.Decode(obj)
+		if err != nil {
+			return zero, err
+		}
+		obj = decoded
+	}
+	t, ok := obj.(T)
+	if !ok {
+		return zero, r.WrongType(r.Resource, obj)
+	}
+	return t, nil
 }
 
 var errNilIndexer = errors.New("generic: Lister over a nil cache.Indexer")
@@ -41,10 +63,10 @@ func (r *Reader[T]) List(namespace string, selector labels.Selector) ([]T, error
 	var ret []T
 	var mismatch error
 	appendFn := func(obj any) {
-		if t, ok := obj.(T); ok {
+		if t, err := r.value(obj); err == nil {
 			ret = append(ret, t)
 		} else if mismatch == nil {
-			mismatch = r.WrongType(r.Resource, obj)
+			mismatch = err
 		}
 	}
 	var err error
@@ -73,11 +95,7 @@ func (r *Reader[T]) Get(key, name string) (T, error) {
 	if !exists {
 		return zero, apierrors.NewNotFound(r.Resource, name)
 	}
-	t, ok := obj.(T)
-	if !ok {
-		return zero, r.WrongType(r.Resource, obj)
-	}
-	return t, nil
+	return r.value(obj)
 }
 
 // ByIndex returns the T values whose index function named indexName
@@ -93,10 +111,10 @@ func (r *Reader[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
 	ret := make([]T, 0, len(objs))
 	var mismatch error
 	for _, obj := range objs {
-		if t, ok := obj.(T); ok {
+		if t, err := r.value(obj); err == nil {
 			ret = append(ret, t)
 		} else if mismatch == nil {
-			mismatch = r.WrongType(r.Resource, obj)
+			mismatch = err
 		}
 	}
 	return ret, mismatch
