@@ -41,7 +41,9 @@ import (
 //
 // The contenders: client-go's generated typed informer; this library's
 // typed informer, sharing what repeats across objects at decode (the
-// default) and not (typed.Clients.NoSharing); its unstructured informer
+// default) and not (typed.Clients.NoSharing), and with a compact store
+// (generic.WithCompactStore(compactDecodedObjects), its decoded objects
+// full once synced); its unstructured informer
 // (typed.UnstructuredFor) and its metadata-only one (typed.MetadataFor);
 // client-go's dynamicinformer and this library's drop-in for it.
 func BenchmarkCacheSize(b *testing.B) {
@@ -76,6 +78,7 @@ var cacheSizeContenders = []struct {
 	{"client-go-typed", clientGoSelectedSyncer},
 	{"generic-typed", genericSelectedSyncer(false, typedInformerOf)},
 	{"generic-typed-nosharing", genericSelectedSyncer(true, typedInformerOf)},
+	{"generic-typed-compact", genericSelectedSyncer(false, typedInformerOf, generic.WithCompactStore(compactDecodedObjects))},
 	{"generic-unstructured", genericSelectedSyncer(false, unstructuredInformerOf)},
 	{"generic-metadata", genericSelectedSyncer(false, metadataInformerOf)},
 	{"client-go-dynamic", dynamicSelectedSyncer(false)},
@@ -161,10 +164,10 @@ type informerOf func(factory *typed.Factory, gvr schema.GroupVersionResource) (t
 // genericSelectedSyncer syncs the informer that informerOf returns, of a
 // typed Factory of its own limited to selector, with sharing off if
 // noSharing.
-func genericSelectedSyncer(noSharing bool, informerOf informerOf) func(selector string) syncer {
+func genericSelectedSyncer(noSharing bool, informerOf informerOf, opts ...generic.FactoryOption) func(selector string) syncer {
 	return func(selector string) syncer {
 		return func(b *testing.B, ctx context.Context, config *rest.Config, gvr schema.GroupVersionResource) (<-chan struct{}, func()) {
-			factory, err := typed.NewFactoryForClients(typed.Clients{Config: config, NoSharing: noSharing}, scheme, generic.WithLabelSelector(selector))
+			factory, err := typed.NewFactoryForClients(typed.Clients{Config: config, NoSharing: noSharing}, scheme, append([]generic.FactoryOption{generic.WithLabelSelector(selector)}, opts...)...)
 			if err != nil {
 				b.Fatal(err)
 			}

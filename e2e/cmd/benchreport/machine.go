@@ -24,9 +24,12 @@ func machine() string {
 	return b.String()
 }
 
-// libraryVersion is the library's commit, as git describes it.
+// libraryVersion is the library's commit, as git describes it, and the
+// client-go it is built with: a run reused in a later report says what it
+// measured.
 func libraryVersion() string {
-	return command("git", "-C", "..", "describe", "--always", "--dirty")
+	return fmt.Sprintf("%s (k8s.io/client-go %s)", command("git", "-C", "..", "describe", "--always", "--dirty"),
+		command("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/client-go"))
 }
 
 func cpuModel() string {

@@ -75,6 +75,9 @@ var groups = []group{
 	// One op is one child process per contender and resource; a run takes
 	// about 10 minutes at 10,000 objects.
 	{name: "cachesize", pattern: "^BenchmarkCacheSize$", benchtime: "1x", maxCount: cacheSizeMaxCount},
+	// Seeds the realistic Pods again (a process of its own): about four
+	// minutes at 10,000 objects, then the reads.
+	{name: "compactread", pattern: "^BenchmarkCompactRead$", benchtime: "2000x", maxCount: cacheSizeMaxCount},
 }
 
 // failure says that run name failed with err, in a line of the report

@@ -34,7 +34,7 @@ func (r *report) reusedRuns(w func(format string, args ...any)) {
 	if len(r.reused) == 0 {
 		return
 	}
-	w("**Runs taken from an earlier run** on this machine (`-reuse`; each comes whole from that run's raw output, all its contenders together), with the library's version they measured:\n\n")
+	w("**Runs taken from an earlier run** on this machine (`-reuse`; each comes whole from that run's raw output, all its contenders together), with the library's version they measured (and the client-go it was built with; a run that names none predates the move to Kubernetes 1.38 and measured client-go v0.37.2, whatever the versions above say):\n\n")
 	for _, o := range r.reused {
 		w("- %s: %s\n", o.name, o.library)
 	}
@@ -94,6 +94,7 @@ func (r *report) markdown() ([]byte, error) {
 	r.memoryTable(&b)
 	w("![Memory per cached object](benchmarks/memory.png)\n\n")
 	r.cacheSizeSection(w, &b)
+	r.compactStoreSection(w, &b)
 	r.scalingSection(w, &b)
 	r.growthSection(w, &b)
 	r.scaleOutSections(w, &b)

@@ -158,6 +158,7 @@ func (r *report) targetList() []target {
 	ts = append(ts, r.dropInReadTargets()...)
 	ts = append(ts, r.sharedReadTargets()...)
 	ts = append(ts, r.cacheSizeTargets()...)
+	ts = append(ts, r.compactStoreTargets()...)
 	return append(ts, r.growthTargets()...)
 }
 
