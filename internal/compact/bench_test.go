@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,8 +11,8 @@ import (
 // read of its Record that finds it not decoded (the Codec keeps none):
 // decompression, decode, and the TypeMeta set.
 func BenchmarkReadMiss(b *testing.B) {
-	const pods = 100
-	codec, err := NewCodec(newPod, 0)
+	const pods = 10000
+	codec, err := NewCodec(newPod, 1000)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -19,6 +20,8 @@ func BenchmarkReadMiss(b *testing.B) {
 	var records []*Record
 	for i := range pods {
 		pod := realisticPod(b, i)
+		pod.Labels["app"] = fmt.Sprint("app-", i%200)
+		pod.Spec.Containers[0].Image = fmt.Sprintf("registry.example/app-%d:v%d", i%200, i%7)
 		data, err := pod.Marshal()
 		if err != nil {
 			b.Fatal(err)
