@@ -74,7 +74,8 @@ type Clients struct {
 	// On realistic Pods (docs/benchmarks.md, BenchmarkCacheSize; client-go
 	// v0.38, whose FieldsV1 are interned) this makes a typed cache about a
 	// third the size of client-go's (0.34x; 0.83x with NoSharing), and on
-	// ConfigMaps with payloads of their own 0.87x. Sharing is invisible to
+	// ConfigMaps with payloads of their own 0.87x (generic.WithCompactStore
+	// goes further, for caches seldom read). Sharing is invisible to
 	// code that treats cached objects as read-only, as client-go requires:
 	// a caller that writes into a cached object's map or slice
 	// (pod.Labels["x"] = "y", or pod.Spec.Tolerations[0].Key = "k", before
