@@ -31,7 +31,9 @@ import (
 //
 // Two reads of one object may return two equal copies, not the same
 // pointer; both are read-only, as every cached object is. An empty list or
-// map reads back as nil (protobuf does not tell them apart). Only types
+// map may read back as nil (protobuf does not tell them apart): as it
+// arrived while the object is kept decoded, nil once it is decoded anew;
+// compare with cmpopts.EquateEmpty. Only types
 // with a protobuf encoding can be kept so (k8s.io/api's types,
 // metav1.PartialObjectMetadata): for another type (a CRD's Go type,
 // *unstructured.Unstructured) the factory, Acquire or NewInformer that is

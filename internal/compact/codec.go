@@ -164,20 +164,27 @@ func (c *Codec[T]) remember(r *Record, t T) {
 
 // Object returns obj with a Record in it decoded: a *Record, or a
 // cache.DeletedFinalStateUnknown that holds one. Anything else is returned
-// as it is.
+// as it is. A Record that does not decode (never expected: the Codec made
+// it) is an error, with nil, or for a tombstone the tombstone with no
+// object, so that a delete is not lost.
 func (c *Codec[T]) Object(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *Record:
-		return c.Decode(o)
+		t, err := c.Decode(o)
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
 	case cache.DeletedFinalStateUnknown:
 		if r, ok := o.Obj.(*Record); ok {
 			t, err := c.Decode(r)
 			if err != nil {
-				return nil, err
+				o.Obj = nil
+				return o, err
 			}
 			o.Obj = t
-			return o, nil
 		}
+		return o, nil
 	}
 	return obj, nil
 }

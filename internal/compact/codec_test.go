@@ -261,3 +261,33 @@ func TestDecodeConcurrently(t *testing.T) {
 		t.Errorf("concurrent reads:\n%s", diff)
 	}
 }
+
+// TestObjectOfABrokenRecord: a Record that does not decode is an error,
+// and a tombstone of one still comes back, with no object, so that its
+// delete can be delivered.
+func TestObjectOfABrokenRecord(t *testing.T) {
+	codec, err := NewCodec(newPod, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := codec.Compact(realisticPod(t, 1)); err != nil { // the dictionary
+		t.Fatal(err)
+	}
+	broken := &Record{namespace: "ns", name: "broken", data: []byte{0xff, 0xff}}
+	type outcome struct {
+		Obj   any
+		Error bool
+	}
+	got := map[string]outcome{}
+	obj, err := codec.Object(broken)
+	got["record"] = outcome{obj, err != nil}
+	obj, err = codec.Object(cache.DeletedFinalStateUnknown{Key: "ns/broken", Obj: broken})
+	got["tombstone"] = outcome{obj, err != nil}
+	want := map[string]outcome{
+		"record":    {nil, true},
+		"tombstone": {cache.DeletedFinalStateUnknown{Key: "ns/broken"}, true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

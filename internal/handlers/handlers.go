@@ -41,7 +41,9 @@ type Typed[T cache.Object] struct {
 	Decode func(obj any) (any, error)
 }
 
-// decoded is obj through Decode; nil, reported, if it does not decode.
+// decoded is obj through Decode; if it does not decode, the error is
+// reported and what Decode made of it is returned: nil for an object, the
+// tombstone with no object for a tombstone, so that no delete is lost.
 func decoded(decode func(any) (any, error), report func(error), obj any) any {
 	if decode == nil {
 		return obj
@@ -49,14 +51,13 @@ func decoded(decode func(any) (any, error), report func(error), obj any) any {
 	out, err := decode(obj)
 	if err != nil {
 		report(err)
-		return nil
 	}
 	return out
 }
 
 func (h *Typed[T]) OnAdd(obj any, isInInitialList bool) {
+	h.Cursor.Delivered(obj) // what the ingest handed on, and the clock stamped
 	obj = decoded(h.Decode, h.Report, obj)
-	h.Cursor.Delivered(obj)
 	t, ok := obj.(T)
 	if !ok {
 		h.Report(h.WrongType("add", obj))
@@ -66,8 +67,8 @@ func (h *Typed[T]) OnAdd(obj any, isInInitialList bool) {
 }
 
 func (h *Typed[T]) OnUpdate(oldObj, newObj any) {
-	oldObj, newObj = decoded(h.Decode, h.Report, oldObj), decoded(h.Decode, h.Report, newObj)
 	h.Cursor.Delivered(newObj)
+	oldObj, newObj = decoded(h.Decode, h.Report, oldObj), decoded(h.Decode, h.Report, newObj)
 	oldT, okOld := oldObj.(T)
 	newT, okNew := newObj.(T)
 	if !okOld || !okNew {
@@ -82,8 +83,8 @@ func (h *Typed[T]) OnUpdate(oldObj, newObj any) {
 // gone), the last state it had cached, with FinalStateUnknown holding the
 // tombstone.
 func (h *Typed[T]) OnDelete(obj any) {
-	obj = decoded(h.Decode, h.Report, obj)
 	h.Cursor.Delivered(obj)
+	obj = decoded(h.Decode, h.Report, obj)
 	switch o := obj.(type) {
 	case T:
 		h.Handler.OnDelete(cache.DeletedObject[T]{OptionalObj: o})
@@ -102,8 +103,8 @@ func (h *Typed[T]) OnDelete(obj any) {
 
 // Measured is a client-go handler, as it is, that tells its Cursor what
 // it is called with, and gets objects through Decode if it is set. (The
-// Cursor is told of the object decoded: a compact store keeps the object
-// that arrived, which the clock stamped, as the decoded one.)
+// Cursor is told of the object before it is decoded: what the ingest
+// handed on, which the clock stamped, a compact store's Record.)
 type Measured struct {
 	cache.ResourceEventHandler
 	Cursor Cursor
@@ -114,23 +115,23 @@ type Measured struct {
 }
 
 func (h *Measured) OnAdd(obj any, isInInitialList bool) {
+	h.Cursor.Delivered(obj) // what the ingest handed on, and the clock stamped
 	if obj = decoded(h.Decode, h.Report, obj); obj != nil {
-		h.Cursor.Delivered(obj)
 		h.ResourceEventHandler.OnAdd(obj, isInInitialList)
 	}
 }
 
 func (h *Measured) OnUpdate(oldObj, newObj any) {
+	h.Cursor.Delivered(newObj)
 	oldObj, newObj = decoded(h.Decode, h.Report, oldObj), decoded(h.Decode, h.Report, newObj)
 	if oldObj != nil && newObj != nil {
-		h.Cursor.Delivered(newObj)
 		h.ResourceEventHandler.OnUpdate(oldObj, newObj)
 	}
 }
 
 func (h *Measured) OnDelete(obj any) {
+	h.Cursor.Delivered(obj)
 	if obj = decoded(h.Decode, h.Report, obj); obj != nil {
-		h.Cursor.Delivered(obj)
 		h.ResourceEventHandler.OnDelete(obj)
 	}
 }
