@@ -63,7 +63,6 @@ func TestCompactStoreDeliveryLatency(t *testing.T) {
 type compactState struct {
 	mu      sync.Mutex
 	handler map[string]string
-	badType []string
 }
 
 func (s *compactState) set(key, rv string) {
