@@ -213,6 +213,9 @@ func (s *Sharer) sharedFlat(f *flatSharer, p unsafe.Pointer, v flatValue) (flatV
 	s.keyBuf = f.key(append(s.keyBuf[:0], f.tag...), p)
 	key := s.keyBuf
 	if len(key) > MaxFlatKeyBytes {
+		if cap(s.keyBuf) > 4*MaxFlatKeyBytes {
+			s.keyBuf = nil // the key of a large value: not kept for the next
+		}
 		return flatValue{}, false
 	}
 	if shared, ok := s.flat[string(key)]; ok {

@@ -3,6 +3,8 @@ package share
 import (
 	"math/rand/v2"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -146,4 +148,19 @@ func TestFlatSharingOfRandomValues(t *testing.T) {
 		t.Fatal("no tolerations shared: the test proves nothing")
 	}
 	t.Logf("%d of %d pods share their tolerations", shared, len(pods))
+}
+
+// TestLargeValuesKeepNoBuffer shares a Pod with a long list of env vars
+// (a key far over MaxFlatKeyBytes): it is not shared, and the Sharer keeps
+// no buffer of its size for the next key.
+func TestLargeValuesKeepNoBuffer(t *testing.T) {
+	s := New(true)
+	pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}}
+	for i := range 1000 {
+		pod.Spec.Containers[0].Env = append(pod.Spec.Containers[0].Env, corev1.EnvVar{Name: strings.Repeat("n", 20) + strconv.Itoa(i), Value: "v"})
+	}
+	s.Object(pod)
+	if got := cap(s.keyBuf); got > 4*MaxFlatKeyBytes {
+		t.Errorf("the Sharer keeps a key buffer of %d bytes after a large value; want at most %d", got, 4*MaxFlatKeyBytes)
+	}
 }
