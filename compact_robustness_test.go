@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -249,7 +251,7 @@ func TestCompactStoreBurstTurningBad(t *testing.T) {
 			}
 		}
 		events := map[string][]event{}
-		for _, e := range rec.next(t, 2*burstObjects) {
+		for _, e := range rec.next(t, burstObjects+burstObjects/2) {
 			events[e.Key] = append(events[e.Key], e)
 		}
 		cached, _ := informer.Lister().List(labels.Everything())
@@ -257,6 +259,7 @@ func TestCompactStoreBurstTurningBad(t *testing.T) {
 		for _, m := range cached {
 			events["cached"] = append(events["cached"], event{Key: m.Name})
 		}
+		slices.SortFunc(events["cached"], func(a, b event) int { return strings.Compare(a.Key, b.Key) })
 		got[c.name] = events
 		stop()
 	}

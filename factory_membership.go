@@ -64,19 +64,23 @@ func newMember(m Membership) (*member, error) {
 // start joins the group with f, once: the first call runs the runner
 // until ctx ends or stop, and gives provider (if it measures memberships)
 // the membership's status. A factory started after the replica joined
-// runs its informers at once.
+// runs its informers at once, under the shard of the moment, and the
+// steps that follow wait for its caches as for the others'.
 func (m *member) start(ctx context.Context, f memberFactory, provider MetricsProvider) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopped {
 		return
 	}
+	// Every factory started with the membership is one whose caches
+	// widen and narrow wait for, whenever it starts: one started after
+	// the replica joined too.
+	if !slices.Contains(m.factories, f) {
+		m.factories = append(m.factories, f)
+	}
 	if m.joined {
 		f.startInformers(m.informerCtx)
 		return
-	}
-	if !slices.Contains(m.factories, f) {
-		m.factories = append(m.factories, f)
 	}
 	if m.started {
 		return

@@ -91,18 +91,27 @@ func (r *Registry) waitForSelection(ctx context.Context, generation uint64) erro
 }
 
 // waitForListed waits until informer i has listed selection generation (or
-// a later one) and its cache holds that list; an informer that stops
-// first is done.
+// a later one) and its cache holds that list, or until it is plain that it
+// cannot list: it is NotServed or Forbidden, or the server answered its
+// last list with an error. Such an informer holds nothing it could be
+// waited for; its reflector lists again by itself, with client-go's
+// backoff, under the selection current then. An informer that stops first
+// is done. So the wait lasts at most as long as the server takes to answer
+// one list (kube-apiserver's --request-timeout, 60 s by default) and the
+// cache to apply it, or until ctx ends.
 func (i *informer[T]) waitForListed(ctx context.Context, generation uint64) error {
 	for {
 		last, ok, next := i.chain.LastListed()
 		if ok && last.Generation >= generation {
 			return i.waitForCacheToHold(ctx, last)
 		}
+		state, changed := i.machine.state()
+		if state == NotServed || state == Forbidden || state == Stopped || i.chain.ListFailing() {
+			return nil
+		}
 		select {
 		case <-next:
-		case <-i.machine.stoppedChan():
-			return nil
+		case <-changed:
 		case <-ctx.Done():
 			return ctx.Err()
 		}

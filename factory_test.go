@@ -161,6 +161,7 @@ func TestFactoryTypedViewSkipsMalformed(t *testing.T) {
 		wantSkipped []string // keys of the ConversionErrors reported so far
 		wantEvents  []generictest.Event
 		wantSizes   map[string]int32
+		wantStale   []string // keys of Status.StaleObjects
 	}{{
 		name:        "a malformed create is reported and skipped",
 		change:      func() { fake.Create(newWidget("team-a", "broken-2", "huge")) },
@@ -173,16 +174,18 @@ func TestFactoryTypedViewSkipsMalformed(t *testing.T) {
 		wantEvents:  []generictest.Event{{Verb: generictest.Added, Key: "team-a/medium"}},
 		wantSizes:   map[string]int32{"team-a/large": 10, "team-a/medium": 5, "team-a/small": 1, "team-b/small": 2},
 	}, {
-		name:        "an update that breaks a served Widget removes it with its last good state",
+		// The server still has it: no delete, its last good state stays
+		// (Status.Stale).
+		name:        "an update that breaks a served Widget keeps its last good state",
 		change:      func() { fake.Update(newWidget("team-a", "medium", "five")) },
 		wantSkipped: []string{"team-a/broken", "team-a/broken-2", "team-a/medium"},
-		wantEvents:  []generictest.Event{{Verb: generictest.Deleted, Key: "team-a/medium"}},
-		wantSizes:   map[string]int32{"team-a/large": 10, "team-a/small": 1, "team-b/small": 2},
+		wantSizes:   map[string]int32{"team-a/large": 10, "team-a/medium": 5, "team-a/small": 1, "team-b/small": 2},
+		wantStale:   []string{"team-a/medium"},
 	}, {
 		name:        "fixing it serves it again",
 		change:      func() { fake.Update(newWidget("team-a", "medium", int64(6))) },
 		wantSkipped: []string{"team-a/broken", "team-a/broken-2", "team-a/medium"},
-		wantEvents:  []generictest.Event{{Verb: generictest.Added, Key: "team-a/medium"}},
+		wantEvents:  []generictest.Event{{Verb: generictest.Modified, Key: "team-a/medium"}},
 		wantSizes:   map[string]int32{"team-a/large": 10, "team-a/medium": 6, "team-a/small": 1, "team-b/small": 2},
 	}}
 	for _, tc := range tests {
@@ -203,6 +206,13 @@ func TestFactoryTypedViewSkipsMalformed(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantSizes, sizes); diff != "" {
 				t.Errorf("cached Widgets (-want +got):\n%s", diff)
+			}
+			var stale []string
+			for _, o := range informer.Status().StaleObjects {
+				stale = append(stale, o.Key)
+			}
+			if diff := cmp.Diff(tc.wantStale, stale); diff != "" {
+				t.Errorf("Status.StaleObjects (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -107,6 +107,38 @@ type Status struct {
 	// received so far, and how fast. Informer.Status and Factory.Statuses
 	// set it; the StateHandler's Status has it zero.
 	Progress SyncProgress
+	// Stale is how many objects the cache holds at their last good state
+	// although the server has a newer state of each that did not decode,
+	// convert or transform (each reported to the ErrorHandler as a
+	// *ConversionError): a custom resource that drifted from the
+	// controller's Go type, say. Such an object is never delivered as
+	// deleted, since the server still has it: it stays as it last was
+	// until a state of it is good again or the server deletes it.
+	// StaleObjects names them, sorted by key, StaleObjectsReported at
+	// most. Informer.Status and Factory.Statuses set both; the
+	// StateHandler's Status has them zero.
+	Stale        int
+	StaleObjects []StaleObject
+}
+
+// StaleObjectsReported is how many stale objects Status.StaleObjects names
+// at most (Status.Stale counts them all).
+const StaleObjectsReported = 100
+
+// StaleObject is an object an informer's cache holds at its last good
+// state although the server has a newer one that did not decode, convert
+// or transform (see Status.Stale).
+type StaleObject struct {
+	// Key is its cache key, "namespace/name" or "name".
+	Key string
+	// ResourceVersion is that of the newer state ("" if it could not be
+	// read); the cached object carries an older one.
+	ResourceVersion string
+	// Err is why the newer state did not decode, convert or transform.
+	Err error
+	// Since is when the informer first met a state of the object it could
+	// not take, since it last took one.
+	Since time.Time
 }
 
 // StateHandler is told of every change of an informer's State, once per
@@ -171,6 +203,8 @@ type stateMachine struct {
 	filled bool
 	// stopped is closed on the move to Stopped.
 	stopped chan struct{}
+	// changed is closed, and replaced, at every change of State.
+	changed chan struct{}
 	// notify delivers changes to the StateHandler, in order, off the
 	// goroutine that made them.
 	notify   func(func())
@@ -181,6 +215,7 @@ func newStateMachine(gvr schema.GroupVersionResource, onChange StateHandler, not
 	return &stateMachine{
 		status:   Status{GVR: gvr, State: NotStarted, Since: time.Now()},
 		stopped:  make(chan struct{}),
+		changed:  make(chan struct{}),
 		notify:   notify,
 		onChange: onChange,
 	}
@@ -194,6 +229,13 @@ func (m *stateMachine) get() Status {
 
 // stoppedChan is closed when the State becomes Stopped.
 func (m *stateMachine) stoppedChan() <-chan struct{} { return m.stopped }
+
+// state returns the State and a channel closed when it next changes.
+func (m *stateMachine) state() (State, <-chan struct{}) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.status.State, m.changed
+}
 
 // fire applies e. err is recorded as LastError for evNotFound, evForbidden
 // and evStopped; evListed and evCacheFilled clear it and stamp LastSync.
@@ -227,6 +269,8 @@ func (m *stateMachine) fire(e event, err error) {
 	if after == Stopped {
 		close(m.stopped)
 	}
+	close(m.changed)
+	m.changed = make(chan struct{})
 	status := m.status
 	m.mu.Unlock()
 	if m.onChange != nil {

@@ -20,14 +20,20 @@ import (
 // The ingest of every informer reports an Undecodable as a
 // *ConversionError naming the resource, Namespace/Name and Err (the list/
 // watch chain recognises it by its ObjectName and Unwrap), and never
-// stores it: an object the cache held leaves it as a delete of its last
-// good state.
+// stores it. An object the cache holds keeps its last good state there,
+// marked stale (Status.Stale), until a state of it decodes or the server
+// deletes it: a delete is a fact from the server, never an inference from
+// an error.
 type Undecodable struct {
 	// GVK is the kind the object was to be decoded as, where known.
 	GVK schema.GroupVersionKind
 	// Namespace and Name are read from the raw bytes' metadata when it can
 	// be read; both are empty when it cannot.
 	Namespace, Name string
+	// ResourceVersion is the object's, read as Namespace and Name are;
+	// empty when it cannot be read. The cache's resource version moves to
+	// it, as it would have with the object (see Status.Stale).
+	ResourceVersion string
 	// Raw holds the object's bytes as the server sent them.
 	Raw []byte
 	// Err is why it did not decode.
@@ -57,6 +63,10 @@ func (u *Undecodable) DeepCopyObject() runtime.Object {
 func (u *Undecodable) ObjectName() cache.ObjectName {
 	return cache.ObjectName{Namespace: u.Namespace, Name: u.Name}
 }
+
+// ObjectResourceVersion returns ResourceVersion: the list/watch chain reads
+// it by this method.
+func (u *Undecodable) ObjectResourceVersion() string { return u.ResourceVersion }
 
 // Error describes the object and why it did not decode.
 func (u *Undecodable) Error() string {

@@ -244,9 +244,10 @@ func (l *seenLog) met(h *handlerLog, e expectation) bool {
 	if gone, ok := h.gone[e.key]; !has && ok && !e.relisted && (gone == e.resourceVersion || newer(gone, e.resourceVersion)) {
 		return true // seen, then seen deleted
 	}
-	// A typed informer that could not convert the object skips it, and
-	// drops what it had of it.
-	return h.converts && l.rejected[e.gvr.String()+" "+e.key] > e.rejectedBefore && !has
+	// A typed informer that could not convert the object skips the new
+	// state: it keeps what it had of it (marked stale, Status.Stale), or
+	// has nothing of it.
+	return h.converts && l.rejected[e.gvr.String()+" "+e.key] > e.rejectedBefore
 }
 
 // sees reports whether h's informer holds obj: whether h is told of it.

@@ -175,6 +175,6 @@ func itemKind(format wireFormat, listKind schema.GroupVersionKind, item []byte) 
 // undecodable stands for the object data of kind gvk that did not decode.
 // It copies data: decoders may reuse their buffers.
 func undecodable(format wireFormat, gvk schema.GroupVersionKind, data []byte, err error) *generic.Undecodable {
-	namespace, name := format.keyOf(data)
-	return &generic.Undecodable{GVK: gvk, Namespace: namespace, Name: name, Raw: bytes.Clone(data), Err: err}
+	key := format.keyOf(data)
+	return &generic.Undecodable{GVK: gvk, Namespace: key.namespace, Name: key.name, ResourceVersion: key.resourceVersion, Raw: bytes.Clone(data), Err: err}
 }

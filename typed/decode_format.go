@@ -14,9 +14,10 @@ type wireFormat interface {
 	// kindOf reads the kind an encoded object or list declares; it is empty
 	// where the encoding has none (a protobuf list item).
 	kindOf(data []byte) (schema.GroupVersionKind, error)
-	// keyOf reads the namespace and name of an encoded object or list item,
-	// or returns two empty strings if its metadata cannot be read.
-	keyOf(data []byte) (namespace, name string)
+	// keyOf reads the namespace, name and resourceVersion of an encoded
+	// object or list item, or returns empty strings if its metadata
+	// cannot be read.
+	keyOf(data []byte) objectKey
 	// splitList reads an encoded list's metadata and returns its items,
 	// each as encoded in the list.
 	splitList(data []byte) (metav1.ListMeta, [][]byte, error)
@@ -38,3 +39,6 @@ func wireFormatOf(data []byte) (format wireFormat, ok bool) {
 	}
 	return nil, false
 }
+
+// objectKey is what keyOf reads of an object's metadata.
+type objectKey struct{ namespace, name, resourceVersion string }

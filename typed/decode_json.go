@@ -24,8 +24,9 @@ type jsonList struct {
 // jsonKey is the part of an object that names it.
 type jsonKey struct {
 	Metadata struct {
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
+		Namespace       string `json:"namespace"`
+		Name            string `json:"name"`
+		ResourceVersion string `json:"resourceVersion"`
 	} `json:"metadata"`
 }
 
@@ -37,12 +38,12 @@ func (jsonFormat) kindOf(data []byte) (schema.GroupVersionKind, error) {
 	return schema.FromAPIVersionAndKind(typeMeta.APIVersion, typeMeta.Kind), nil
 }
 
-func (jsonFormat) keyOf(data []byte) (namespace, name string) {
+func (jsonFormat) keyOf(data []byte) objectKey {
 	var key jsonKey
 	if err := utiljson.Unmarshal(data, &key); err != nil {
-		return "", ""
+		return objectKey{}
 	}
-	return key.Metadata.Namespace, key.Metadata.Name
+	return objectKey{namespace: key.Metadata.Namespace, name: key.Metadata.Name, resourceVersion: key.Metadata.ResourceVersion}
 }
 
 func (jsonFormat) splitList(data []byte) (metav1.ListMeta, [][]byte, error) {

@@ -25,6 +25,7 @@ const (
 	objectMetaField    protowire.Number = 1
 	metaNameField      protowire.Number = 1
 	metaNamespaceField protowire.Number = 3
+	metaRVField        protowire.Number = 6
 )
 
 // protobufFormat is the wireFormat of protobuf, in which the API server
@@ -65,15 +66,15 @@ func (f protobufFormat) kindOf(data []byte) (schema.GroupVersionKind, error) {
 	return unknown.GroupVersionKind(), nil
 }
 
-// keyOf reads the name and namespace of data, an encoded object or a list
+// keyOf reads the name, namespace and resourceVersion of data, an encoded object or a list
 // item, straight from the wire: a message that does not decode as a whole
 // may still name itself.
-func (f protobufFormat) keyOf(data []byte) (namespace, name string) {
+func (f protobufFormat) keyOf(data []byte) objectKey {
 	message := data
 	if bytes.HasPrefix(data, protobufPrefix) {
 		unknown, err := f.unknown(data)
 		if err != nil {
-			return "", ""
+			return objectKey{}
 		}
 		message = unknown.Raw
 	}
@@ -84,20 +85,23 @@ func (f protobufFormat) keyOf(data []byte) (namespace, name string) {
 		}
 	})
 	if err != nil || objectMeta == nil {
-		return "", ""
+		return objectKey{}
 	}
+	var key objectKey
 	err = eachField(objectMeta, func(num protowire.Number, value []byte) {
 		switch num {
 		case metaNameField:
-			name = string(value)
+			key.name = string(value)
 		case metaNamespaceField:
-			namespace = string(value)
+			key.namespace = string(value)
+		case metaRVField:
+			key.resourceVersion = string(value)
 		}
 	})
 	if err != nil {
-		return "", ""
+		return objectKey{}
 	}
-	return namespace, name
+	return key
 }
 
 func (f protobufFormat) splitList(data []byte) (metav1.ListMeta, [][]byte, error) {

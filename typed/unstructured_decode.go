@@ -260,7 +260,7 @@ func itemToUnstructured(obj runtime.Object, gvk schema.GroupVersionKind, in *sha
 	if err != nil {
 		undecodable := &generic.Undecodable{GVK: gvk, Err: err}
 		if m, metaErr := meta.Accessor(obj); metaErr == nil {
-			undecodable.Namespace, undecodable.Name = m.GetNamespace(), m.GetName()
+			undecodable.Namespace, undecodable.Name, undecodable.ResourceVersion = m.GetNamespace(), m.GetName(), m.GetResourceVersion()
 		}
 		return undecodable
 	}

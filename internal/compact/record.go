@@ -28,6 +28,15 @@ type Record struct {
 	data []byte
 }
 
+// WithResourceVersion returns a copy of r that says it is at resource
+// version rv (its encoding is r's): a known object's last good state, at
+// the resource version of a delete whose payload did not decode.
+func (r *Record) WithResourceVersion(rv string) runtime.Object {
+	c := *r
+	c.resourceVersion = rv
+	return &c
+}
+
 // Size is the length of the record's compressed encoding, in bytes.
 func (r *Record) Size() int { return len(r.data) }
 

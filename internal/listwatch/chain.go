@@ -144,10 +144,22 @@ func (c *Chain[T]) FilteredOnClient() bool { return c.filter.onClientSide.Load()
 
 // LastListed returns what the last whole list (or WatchList stream)
 // delivered, whether there was one, and a channel closed when there is
-// another.
+// another, or a list fails (ListFailing).
 func (c *Chain[T]) LastListed() (last Listing, ok bool, next <-chan struct{}) {
 	return c.filter.lastListed()
 }
+
+// Stale returns the objects the informer holds at their last good state
+// although the server has a newer one that did not decode, convert or
+// transform (stale.go), sorted by key, at most limit of them (every one:
+// limit < 0), and how many there are.
+func (c *Chain[T]) Stale(limit int) ([]Staleness, int) { return c.ingest.record.staleObjects(limit) }
+
+// ListFailing reports whether the server answered the last whole list (or
+// WatchList stream) with an error (a 404, a 403, a 5xx, a timeout): the
+// reflector lists again by itself, with its backoff, under the selection
+// current then.
+func (c *Chain[T]) ListFailing() bool { return c.filter.listFailing() }
 
 // stage makes a cache.ListerWatcher of a stage's list and watch, which
 // answers the reflector's WatchList question as inner does.

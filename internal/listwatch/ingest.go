@@ -101,10 +101,12 @@ func (in *ingest[T]) list(ctx context.Context, options metav1.ListOptions) (runt
 	shard := in.shard.forListPage(&options)
 	list, err := in.inner.ListWithContext(ctx, options)
 	if err != nil {
+		in.shard.listFailed()
 		return nil, err
 	}
 	listMeta, items, err := in.itemsOf(ctx, list, shard)
 	if err != nil {
+		in.shard.listFailed()
 		return nil, err
 	}
 	out := &metainternalversion.List{
@@ -116,10 +118,7 @@ func (in *ingest[T]) list(ctx context.Context, options metav1.ListOptions) (runt
 		Items: make([]runtime.Object, 0, len(items)),
 	}
 	page := in.listPage(options.Continue == "", len(items))
-	in.keep(ctx, items, shard, func(key cache.ObjectName, stored Stored) {
-		out.Items = append(out.Items, stored)
-		page.set(key, stored)
-	})
+	in.keep(ctx, items, shard, page, func(stored Stored) { out.Items = append(out.Items, stored) })
 	if out.Continue == "" {
 		in.replaceRecord(page)
 		in.endListing()
@@ -143,12 +142,37 @@ func (in *ingest[T]) itemsOf(ctx context.Context, list runtime.Object, v view) (
 	return listMeta, items, nil
 }
 
-// keep converts the items of a list made with selection v, and calls f
-// with what is stored of each that converted and belongs to v, in order.
-func (in *ingest[T]) keep(ctx context.Context, items []runtime.Object, v view, f func(key cache.ObjectName, stored Stored)) {
+// keep converts the items of a list made with selection v into set, in
+// order, and calls each (if not nil) with what is stored of every object
+// kept: each that converted and belongs to v, and the last good state of
+// each the informer holds whose listed state did not convert (kept stale,
+// stale.go: a relist never drops an object the server still has).
+func (in *ingest[T]) keep(ctx context.Context, items []runtime.Object, v view, set *objectSet[Stored], each func(Stored)) {
 	for _, item := range items {
-		if key, t, ok := in.convertOne(ctx, item); ok && in.inShard(ctx, v, t) {
-			f(key, in.stored(t))
+		key, t, err := in.convertOne(ctx, item)
+		var stored Stored
+		switch {
+		case err != nil:
+			last, ok := in.record.latest(key)
+			if !ok {
+				continue
+			}
+			// A shard key (uid, namespace, name) does not change: the last
+			// good state is in the shard if the listed one is.
+			if inShard, err := in.shard.keeps(v, last); err != nil || !inShard {
+				continue
+			}
+			stored = last
+			set.set(key, last)
+			set.markStale(key, staleOf(item, err), in.record.staleSince(key))
+		case in.inShard(ctx, v, t):
+			stored = in.stored(t)
+			set.set(key, stored)
+		default:
+			continue
+		}
+		if each != nil {
+			each(stored)
 		}
 	}
 }
@@ -198,15 +222,19 @@ func (in *ingest[T]) replaceRecord(next *objectSet[Stored]) uint64 {
 
 func (in *ingest[T]) watch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 	shard, shardChanged := in.shard.forWatch(&options)
+	initialEvents := options.SendInitialEvents != nil && *options.SendInitialEvents
 	w, err := in.inner.WatchWithContext(ctx, options)
 	if err != nil {
+		if initialEvents { // a WatchList stream: the list failed
+			in.shard.listFailed()
+		}
 		return nil, err
 	}
 	if w == nil || isNilPointer(w) {
 		return nil, errNilWatch
 	}
 	stream := &watchStream[T]{in: in, generation: in.record.current(), shard: shard}
-	if options.SendInitialEvents != nil && *options.SendInitialEvents {
+	if initialEvents {
 		stream.initial = in.record.newSet(0)
 	}
 	convert := metered(ctx, in.meter, stream.initial != nil, func(event watch.Event) (watch.Event, commitFunc, bool) {
@@ -218,8 +246,10 @@ func (in *ingest[T]) watch(ctx context.Context, options metav1.ListOptions) (wat
 	return newConvertingWatch(ctx, in.goroutines, w, shardChanged, convert, reselect), nil
 }
 
-// convertOne converts one object of a list or watch, rejecting a bad one.
-func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (cache.ObjectName, T, bool) {
+// convertOne converts one object of a list or watch, rejecting a bad one:
+// it returns the object's key (the zero key if none can be read), and the
+// T, or why there is none.
+func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (cache.ObjectName, T, error) {
 	var zero T
 	key := keyOfSource(obj)
 	t, err := in.safeConvert(obj)
@@ -232,19 +262,18 @@ func (in *ingest[T]) convertOne(ctx context.Context, obj runtime.Object) (cache.
 		// under "namespace/" and shadow any other nameless one.
 		err = errNoName
 	}
-	if err != nil {
-		in.rejectKey(ctx, key, err)
-		return key, zero, false
-	}
-	if in.transform != nil {
-		transformed, err := in.transform(t)
-		if err != nil {
-			in.rejectKey(ctx, key, fmt.Errorf("transform: %w", err))
-			return key, zero, false
+	if err == nil && in.transform != nil {
+		var transformed T
+		if transformed, err = in.transform(t); err != nil {
+			err = fmt.Errorf("transform: %w", err)
 		}
 		t = transformed
 	}
-	return cache.ObjectName{Namespace: t.GetNamespace(), Name: t.GetName()}, t, true
+	if err != nil {
+		in.rejectKey(ctx, key, err)
+		return key, zero, err
+	}
+	return cache.ObjectName{Namespace: t.GetNamespace(), Name: t.GetName()}, t, nil
 }
 
 // rejectKey rejects the object of key; the zero key is no key.

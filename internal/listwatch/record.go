@@ -3,6 +3,7 @@ package listwatch
 import (
 	"hash/maphash"
 	"sync"
+	"time"
 
 	"k8s.io/client-go/tools/cache"
 )
@@ -18,6 +19,10 @@ type objectSet[T Stored] struct {
 	hash     func(cache.ObjectName) uint64
 	objects  map[uint64]T
 	overflow map[cache.ObjectName]T
+	// stale holds the objects held at a last good state although the
+	// server has a newer one that did not decode (stale.go); nil when none
+	// is.
+	stale map[cache.ObjectName]Staleness
 }
 
 func newObjectSet[T Stored](seed maphash.Seed, size int) *objectSet[T] {
@@ -38,10 +43,12 @@ func (s *objectSet[T]) set(key cache.ObjectName, t T) {
 			s.overflow = map[cache.ObjectName]T{}
 		}
 		s.overflow[key] = t
+		delete(s.stale, key)
 		return
 	}
 	s.objects[h] = t
 	delete(s.overflow, key)
+	delete(s.stale, key)
 }
 
 func (s *objectSet[T]) get(key cache.ObjectName) (T, bool) {
@@ -73,6 +80,7 @@ func (s *objectSet[T]) remove(key cache.ObjectName) {
 		delete(s.objects, h)
 	}
 	delete(s.overflow, key)
+	delete(s.stale, key)
 }
 
 // lastGood is the ingest's own record of the last good state of every
@@ -165,6 +173,76 @@ func (r *lastGood[T]) overlap(next *objectSet[T]) (held, before int) {
 		}
 	}
 	return held, r.objects.len()
+}
+
+// markStale records key, which the record holds, as stale since since,
+// unless generation is past.
+func (r *lastGood[T]) markStale(generation uint64, key cache.ObjectName, why staleErr, since time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if generation == r.generation {
+		r.objects.markStale(key, why, since)
+	}
+}
+
+// latestStaleness returns the staleness of key in the record now, whatever
+// the generation, if key is stale.
+func (r *lastGood[T]) latestStaleness(key cache.ObjectName) (Staleness, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.objects.staleness(key)
+}
+
+// staleSince is when key became stale, as the record says now, or the time
+// now if it is not stale.
+func (r *lastGood[T]) staleSince(key cache.ObjectName) time.Time {
+	if st, ok := r.latestStaleness(key); ok {
+		return st.Since
+	}
+	return time.Now()
+}
+
+// staleness returns the staleness of key, if generation is current and
+// key is stale.
+func (r *lastGood[T]) staleness(generation uint64, key cache.ObjectName) (Staleness, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, ok := r.objects.staleness(key)
+	return st, ok && generation == r.generation
+}
+
+// restoreStale sets key's staleness back, unless generation is past.
+func (r *lastGood[T]) restoreStale(generation uint64, key cache.ObjectName, was Staleness, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if generation == r.generation {
+		r.objects.restoreStale(key, was, ok)
+	}
+}
+
+// latest returns what the record holds of key now, whatever the
+// generation, and whether it holds it: the last good state a relist keeps
+// of an object whose listed state does not decode.
+func (r *lastGood[T]) latest(key cache.ObjectName) (T, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.objects.get(key)
+}
+
+// staleObjects returns the stale objects of the record, sorted by key,
+// and how many there are; at most limit of them (all: limit < 0).
+func (r *lastGood[T]) staleObjects(limit int) ([]Staleness, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.objects.stale)
+	if limit == 0 || n == 0 {
+		return nil, n
+	}
+	all := r.objects.staleObjects()
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	return all, n
 }
 
 // each calls f with every object held and its key.

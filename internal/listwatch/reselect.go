@@ -87,7 +87,7 @@ func (s *watchStream[T]) listSelection(ctx context.Context, v view) (*objectSet[
 		return nil, "", err
 	}
 	next := s.in.record.newSet(len(items))
-	s.in.keep(ctx, items, v, next.set)
+	s.in.keep(ctx, items, v, next, nil)
 	if listMeta.GetResourceVersion() == "" {
 		return nil, "", errNoListRV
 	}

@@ -46,7 +46,11 @@ type shardFilter struct {
 	// delivered; hasListed is false before the first.
 	listed    Listing
 	hasListed bool
-	// listedChanged is closed, and replaced, whenever listed changes.
+	// failing is set when a whole list (or WatchList stream) is answered
+	// with an error, and cleared when one is delivered.
+	failing bool
+	// listedChanged is closed, and replaced, whenever listed or failed
+	// changes.
 	listedChanged chan struct{}
 }
 
@@ -149,17 +153,42 @@ func (f *shardFilter) listedWith(v view, rv string, keys func() []string) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.listed, f.hasListed = last, true
+	f.listed, f.hasListed, f.failing = last, true, false
+	f.changedLocked()
+}
+
+// listFailed records that a whole list (or WatchList stream) was answered
+// with an error: the reflector lists again, by itself, with its backoff,
+// under the selection current then.
+func (f *shardFilter) listFailed() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.failing {
+		f.failing = true
+		f.changedLocked()
+	}
+}
+
+// changedLocked wakes the waiters of lastListed; f.mu is held.
+func (f *shardFilter) changedLocked() {
 	close(f.listedChanged)
 	f.listedChanged = make(chan struct{})
 }
 
 // lastListed returns the last whole list, whether there was one, and a
-// channel closed when there is another.
+// channel closed when there is another, or another failed.
 func (f *shardFilter) lastListed() (last Listing, ok bool, next <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.listed, f.hasListed, f.listedChanged
+}
+
+// listFailing reports whether the last whole list was answered with an
+// error.
+func (f *shardFilter) listFailing() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failing
 }
 
 // checkList notices a list response to a sharded request that does not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,11 +39,14 @@ func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.
 	case watch.Bookmark:
 		return s.convertBookmark(ctx, event)
 	}
-	key, t, ok := s.in.convertOne(ctx, event.Object)
-	if ok && !s.in.inShard(ctx, s.shard, t) {
+	key, t, err := s.in.convertOne(ctx, event.Object)
+	if err != nil {
+		return s.turnedBad(event, key, err)
+	}
+	if !s.in.inShard(ctx, s.shard, t) {
 		return s.outOfShard(event, key, t)
 	}
-	if ok {
+	{
 		stored := s.in.stored(t)
 		event.Object = stored
 		if event.Type == watch.Deleted {
@@ -50,21 +54,78 @@ func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.
 		}
 		return event, func() func() { return s.setUndoably(key, stored) }, true
 	}
-	last, known := s.get(key)
+}
+
+// turnedBad handles a watch event whose object did not decode, convert or
+// transform (stale.go): an object the informer does not hold is skipped;
+// a delete of one it holds is delivered, with its last good state at the
+// delete's resourceVersion; any other event keeps the last good state and
+// marks it stale, and is handed on as a bookmark at its resourceVersion
+// (in a WatchList stream's initial events, as the last good state, which
+// the relist then keeps).
+func (s *watchStream[T]) turnedBad(event watch.Event, key cache.ObjectName, err error) (watch.Event, commitFunc, bool) {
+	last, known := s.lastGoodOf(key)
 	if !known {
 		return event, nil, false
 	}
-	// The object is known and is now bad: serving its outdated state is
-	// worse than serving none, and a relist would drop it anyway.
-	return watch.Event{Type: watch.Deleted, Object: last}, func() func() { return s.removeUndoably(key) }, true
+	why := staleOf(event.Object, err)
+	if event.Type == watch.Deleted {
+		gone := atResourceVersion(last, why.resourceVersion)
+		return watch.Event{Type: watch.Deleted, Object: gone}, func() func() { return s.removeUndoably(key) }, true
+	}
+	if s.initial != nil {
+		return watch.Event{Type: watch.Added, Object: last}, func() func() { return s.keepStaleUndoably(key, last, why) }, true
+	}
+	bookmark, _, ok := s.bookmarkAt(why.resourceVersion)
+	if !ok {
+		s.keepStaleUndoably(key, last, why)
+		return event, nil, false
+	}
+	return bookmark, func() func() { return s.keepStaleUndoably(key, last, why) }, true
+}
+
+// lastGoodOf returns the last good state of key the informer holds: in a
+// WatchList stream's initial events, the one they delivered, or else the
+// one the record holds (the relist keeps it); otherwise the record's.
+func (s *watchStream[T]) lastGoodOf(key cache.ObjectName) (Stored, bool) {
+	if last, ok := s.get(key); ok || s.initial == nil {
+		return last, ok
+	}
+	return s.in.record.latest(key)
+}
+
+// keepStaleUndoably records last, the last good state of key, as stale
+// for why, and returns how to restore what was.
+func (s *watchStream[T]) keepStaleUndoably(key cache.ObjectName, last Stored, why staleErr) func() {
+	prev, had := s.get(key)
+	was, wasStale := s.staleness(key)
+	if !had {
+		s.set(key, last)
+	}
+	since := time.Now()
+	if wasStale {
+		since = was.Since
+	} else if st, ok := s.in.record.latestStaleness(key); ok && s.initial != nil {
+		since = st.Since // a relist's initial events keep the record's
+	}
+	s.markStale(key, why, since)
+	return func() {
+		if had {
+			s.set(key, prev)
+			s.restoreStale(key, was, wasStale)
+		} else {
+			s.remove(key)
+		}
+	}
 }
 
 // setUndoably records t under key and returns how to restore what was.
 func (s *watchStream[T]) setUndoably(key cache.ObjectName, t Stored) func() {
 	prev, had := s.get(key)
+	was, wasStale := s.staleness(key)
 	s.set(key, t)
 	if had {
-		return func() { s.set(key, prev) }
+		return func() { s.set(key, prev); s.restoreStale(key, was, wasStale) }
 	}
 	return func() { s.remove(key) }
 }
@@ -72,11 +133,12 @@ func (s *watchStream[T]) setUndoably(key cache.ObjectName, t Stored) func() {
 // removeUndoably forgets key and returns how to restore what was.
 func (s *watchStream[T]) removeUndoably(key cache.ObjectName) func() {
 	prev, had := s.get(key)
+	was, wasStale := s.staleness(key)
 	s.remove(key)
 	if !had {
 		return nil
 	}
-	return func() { s.set(key, prev) }
+	return func() { s.set(key, prev); s.restoreStale(key, was, wasStale) }
 }
 
 func (s *watchStream[T]) set(key cache.ObjectName, t Stored) {
@@ -100,6 +162,29 @@ func (s *watchStream[T]) get(key cache.ObjectName) (Stored, bool) {
 		return s.initial.get(key)
 	}
 	return s.in.record.get(s.generation, key)
+}
+
+func (s *watchStream[T]) markStale(key cache.ObjectName, why staleErr, since time.Time) {
+	if s.initial != nil {
+		s.initial.markStale(key, why, since)
+		return
+	}
+	s.in.record.markStale(s.generation, key, why, since)
+}
+
+func (s *watchStream[T]) staleness(key cache.ObjectName) (Staleness, bool) {
+	if s.initial != nil {
+		return s.initial.staleness(key)
+	}
+	return s.in.record.staleness(s.generation, key)
+}
+
+func (s *watchStream[T]) restoreStale(key cache.ObjectName, was Staleness, ok bool) {
+	if s.initial != nil {
+		s.initial.restoreStale(key, was, ok)
+		return
+	}
+	s.in.record.restoreStale(s.generation, key, was, ok)
 }
 
 // convertBookmark passes a bookmark on as a T (bookmarks carry only a
