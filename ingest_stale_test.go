@@ -26,6 +26,18 @@ var errDrifted = errors.New("drifted from the Go type")
 
 func drifted(cm *corev1.ConfigMap) bool { return cm.Data["bad"] == "true" }
 
+// refuseDrifted converts a ConfigMap that has not drifted.
+func refuseDrifted(obj runtime.Object) (*corev1.ConfigMap, error) {
+	cm, ok := obj.(*corev1.ConfigMap)
+	if !ok {
+		return nil, fmt.Errorf("a %T", obj)
+	}
+	if drifted(cm) {
+		return nil, errDrifted
+	}
+	return cm, nil
+}
+
 // badWays are the ways a state of a known object fails to reach the cache:
 // its conversion, or the transform.
 var badWays = []struct {
@@ -33,16 +45,8 @@ var badWays = []struct {
 	convert generic.Converter[*corev1.ConfigMap]
 	opts    []generic.InformerOption
 }{
-	{name: "conversion fails", convert: func(obj runtime.Object) (*corev1.ConfigMap, error) {
-		cm, ok := obj.(*corev1.ConfigMap)
-		if !ok {
-			return nil, fmt.Errorf("a %T", obj)
-		}
-		if drifted(cm) {
-			return nil, errDrifted
-		}
-		return cm, nil
-	}},
+	{name: "conversion fails", convert: refuseDrifted},
+	{name: "conversion fails, compact store", convert: refuseDrifted, opts: []generic.InformerOption{generic.WithCompactStore(0)}},
 	{name: "transform fails", opts: []generic.InformerOption{generic.WithTransform(func(obj any) (any, error) {
 		if cm, ok := obj.(*corev1.ConfigMap); ok && drifted(cm) {
 			return nil, errDrifted
