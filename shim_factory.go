@@ -29,9 +29,6 @@ type GenericInformerFactory[T Object] struct {
 	mu sync.Mutex
 	// shardSelector is SetShardSelector's, nil if none.
 	shardSelector sharding.Selector
-	// holds are the holds ForResource took, per resource, which Release
-	// drops one at a time.
-	holds map[schema.GroupVersionResource][]Handle[T]
 }
 
 // Releaser is what the GVR-keyed factories of this module add to
@@ -66,7 +63,7 @@ func NewGenericInformerFactory[T Object](source Source, defaultResync time.Durat
 	// These options cannot be invalid.
 	factory, _ := NewFactory[T](source, nil, withDeferredStart(), withIngestSharing(dropInSharing[T]()),
 		WithResyncPeriod(defaultResync), WithNamespace(namespace), WithTransform(transform))
-	return &GenericInformerFactory[T]{factory: factory, holds: map[schema.GroupVersionResource][]Handle[T]{}}
+	return &GenericInformerFactory[T]{factory: factory}
 }
 
 // tweakedSource is source with tweak applied to every request after what
@@ -84,11 +81,12 @@ func tweakedSource(source Source, tweak TweakListOptionsFunc) Source {
 // ForResource returns the shared informer of gvr, creating it on first
 // use, and counts one more hold on it (see Release). Calls with the same
 // gvr return the same informer while it runs; a stopped one is replaced
-// by a fresh one, the holds carried over (see Factory.Acquire).
+// by a fresh one, the holds carried over (see Factory.Acquire). A hold is
+// a count, as client-go's factory keeps nothing per call: code that calls
+// ForResource in every reconcile and never releases costs no memory.
 func (f *GenericInformerFactory[T]) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
-	e, i, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
+	_, i, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
 	f.mu.Lock()
-	f.holds[gvr] = append(f.holds[gvr], &handle[T]{informer: i, registry: f.factory.Registry, entry: e})
 	selector := f.shardSelector
 	f.mu.Unlock()
 	if selector != nil {
@@ -101,21 +99,10 @@ func (f *GenericInformerFactory[T]) ForResource(gvr schema.GroupVersionResource)
 	return NewGenericInformer[T](i)
 }
 
-// Release drops one hold on the informer of gvr (see Releaser).
+// Release drops one hold on the informer of gvr (see Releaser): one of
+// those ForResource counted on it, or on the stopped informer it replaced.
 func (f *GenericInformerFactory[T]) Release(gvr schema.GroupVersionResource) bool {
-	f.mu.Lock()
-	holds := f.holds[gvr]
-	if len(holds) == 0 {
-		f.mu.Unlock()
-		return false
-	}
-	last := holds[len(holds)-1]
-	f.holds[gvr] = holds[:len(holds)-1]
-	if len(f.holds[gvr]) == 0 {
-		delete(f.holds, gvr)
-	}
-	f.mu.Unlock()
-	return last.Release()
+	return f.factory.releaseOne(gvr)
 }
 
 // Start runs the informers not running yet until stopCh is closed or
