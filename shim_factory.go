@@ -56,12 +56,36 @@ var _ Releaser = (*GenericInformerFactory[*metav1.PartialObjectMetadata])(nil)
 // does, each with the namespace index and resync period defaultResync (0:
 // none), and, if transform is not nil, with it as WithTransform's
 // (client-go's metadatainformer.WithTransform).
+//
+// For T = *unstructured.Unstructured (the drop-in for dynamicinformer),
+// the objects its informers cache share every map and list equal to one
+// cached before (dropInSharing): a write into a cached object in place,
+// which client-go forbids, changes every object that shares what it
+// wrote into. NewGenericInformerFactoryWithoutSharing shares nothing.
 func NewGenericInformerFactory[T Object](source Source, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc, transform cache.TransformFunc) *GenericInformerFactory[T] {
+	return newGenericInformerFactory[T](source, defaultResync, namespace, tweakListOptions, transform, dropInSharing[T]())
+}
+
+// NewGenericInformerFactoryWithoutSharing is NewGenericInformerFactory
+// whose informers share no map or list across the objects they cache:
+// each object holds its own, as client-go's informers' do, so that a
+// write into one cached object (a bug client-go's cache mutation
+// detector catches) changes that object only. For T =
+// *unstructured.Unstructured its cache costs what dynamicinformer's does
+// (docs/benchmarks.md); for other types it is NewGenericInformerFactory.
+// The drop-in's unstructured.WithoutSharing makes its factory with it.
+func NewGenericInformerFactoryWithoutSharing[T Object](source Source, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc, transform cache.TransformFunc) *GenericInformerFactory[T] {
+	return newGenericInformerFactory[T](source, defaultResync, namespace, tweakListOptions, transform, nil)
+}
+
+// newGenericInformerFactory makes a GenericInformerFactory whose ingest
+// gives every object to share last (nil: shares nothing).
+func newGenericInformerFactory[T Object](source Source, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc, transform cache.TransformFunc, share func(obj any)) *GenericInformerFactory[T] {
 	if tweakListOptions != nil {
 		source = tweakedSource(source, tweakListOptions)
 	}
 	// These options cannot be invalid.
-	factory, _ := NewFactory[T](source, nil, withDeferredStart(), withIngestSharing(dropInSharing[T]()),
+	factory, _ := NewFactory[T](source, nil, withDeferredStart(), withIngestSharing(share),
 		WithResyncPeriod(defaultResync), WithNamespace(namespace), WithTransform(transform))
 	return &GenericInformerFactory[T]{factory: factory}
 }
