@@ -175,7 +175,7 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []InformerOpt
 			return nil, nil, err
 		}
 	}
-	key := informerKey{view: f.view, gvr: gvr, namespace: o.namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, ownShard: own, shardKey: o.shardKey}
+	key := f.keyOf(gvr, o, own)
 	e := f.informers.Acquire(key, func() runner { return f.newInformer(key, o) })
 	i, ok := e.Runner.(*informer[T])
 	if !ok { // the view's keys name its own informers, all of T
@@ -183,6 +183,19 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []InformerOpt
 		return nil, nil, fmt.Errorf("generic: informer of %s in view %d is a %T, not of %T", gvr, f.view, e.Runner, i)
 	}
 	return e, i, nil
+}
+
+// keyOf names the informer of gvr that options o select, with own the
+// informer's own shard ("" for the registry's).
+func (f *Factory[T]) keyOf(gvr schema.GroupVersionResource, o options, own string) informerKey {
+	return informerKey{view: f.view, gvr: gvr, namespace: o.namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, ownShard: own, shardKey: o.shardKey}
+}
+
+// releaseOne drops one hold on the informer of gvr that acquire(gvr, nil)
+// holds, and reports whether it was the last (see Handle.Release); false
+// if there is none.
+func (f *Factory[T]) releaseOne(gvr schema.GroupVersionResource) bool {
+	return f.informers.ReleaseKey(f.keyOf(gvr, f.options, ""))
 }
 
 // newInformer makes the informer of key with options o, over the

@@ -87,8 +87,13 @@ type InformerID struct {
 // gauges (at scrape time), never on the informer's own path. Both are safe
 // for concurrent use, until and after the informer stops.
 type InformerGauges struct {
-	// ObjectsCached returns how many objects the informer's cache holds.
-	// It lists the cache's keys: O(objects), one allocation.
+	// ObjectsCached returns how many objects the informer's cache holds:
+	// a count the informer keeps as it hands objects to its cache, read
+	// with one lock and no allocation, whatever the number of objects.
+	// It counts an object from when the reflector takes it, before the
+	// cache has stored it: while the informer's queue holds objects (a
+	// large list being stored, a burst of events) it is ahead of the
+	// cache by that many. While the resource is not served it is 0.
 	ObjectsCached func() int
 	// Status returns the informer's Status: State, LastSync, Progress.
 	Status func() Status
@@ -107,8 +112,8 @@ type InformerGauges struct {
 //
 // What is measured, per informer:
 //
-//   - objects cached: read from the informer's cache when the provider asks
-//     (InformerGauges.ObjectsCached);
+//   - objects cached: a count of what the informer hands its cache, read
+//     when the provider asks (InformerGauges.ObjectsCached);
 //   - events by EventType: what the ingest hands to the informer's cache
 //     and handlers, once per event whatever the number of handlers: every
 //     add, update and delete of a watch (an object whose update no longer

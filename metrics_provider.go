@@ -44,10 +44,9 @@ func (i *informer[T]) resolveMetrics() *telemetry.Metrics {
 	if i.provider == nil {
 		return nil
 	}
-	indexer := i.shared.GetIndexer()
 	id := InformerID{GVR: i.gvr, Namespace: i.namespace, Shard: i.shard.describe()}
 	m := i.provider.NewInformerMetrics(id, InformerGauges{
-		ObjectsCached: func() int { return len(indexer.ListKeys()) },
+		ObjectsCached: i.chain.Held,
 		Status:        i.Status,
 	})
 	if m == nil || isNilPointer(m) {

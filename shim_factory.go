@@ -29,9 +29,6 @@ type GenericInformerFactory[T Object] struct {
 	mu sync.Mutex
 	// shardSelector is SetShardSelector's, nil if none.
 	shardSelector sharding.Selector
-	// holds are the holds ForResource took, per resource, which Release
-	// drops one at a time.
-	holds map[schema.GroupVersionResource][]Handle[T]
 }
 
 // Releaser is what the GVR-keyed factories of this module add to
@@ -59,14 +56,38 @@ var _ Releaser = (*GenericInformerFactory[*metav1.PartialObjectMetadata])(nil)
 // does, each with the namespace index and resync period defaultResync (0:
 // none), and, if transform is not nil, with it as WithTransform's
 // (client-go's metadatainformer.WithTransform).
+//
+// For T = *unstructured.Unstructured (the drop-in for dynamicinformer),
+// the objects its informers cache share every map and list equal to one
+// cached before (dropInSharing): a write into a cached object in place,
+// which client-go forbids, changes every object that shares what it
+// wrote into. NewGenericInformerFactoryWithoutSharing shares nothing.
 func NewGenericInformerFactory[T Object](source Source, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc, transform cache.TransformFunc) *GenericInformerFactory[T] {
+	return newGenericInformerFactory[T](source, defaultResync, namespace, tweakListOptions, transform, dropInSharing[T]())
+}
+
+// NewGenericInformerFactoryWithoutSharing is NewGenericInformerFactory
+// whose informers share no map or list across the objects they cache:
+// each object holds its own, as client-go's informers' do, so that a
+// write into one cached object (a bug client-go's cache mutation
+// detector catches) changes that object only. For T =
+// *unstructured.Unstructured its cache costs what dynamicinformer's does
+// (docs/benchmarks.md); for other types it is NewGenericInformerFactory.
+// The drop-in's unstructured.WithoutSharing makes its factory with it.
+func NewGenericInformerFactoryWithoutSharing[T Object](source Source, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc, transform cache.TransformFunc) *GenericInformerFactory[T] {
+	return newGenericInformerFactory[T](source, defaultResync, namespace, tweakListOptions, transform, nil)
+}
+
+// newGenericInformerFactory makes a GenericInformerFactory whose ingest
+// gives every object to share last (nil: shares nothing).
+func newGenericInformerFactory[T Object](source Source, defaultResync time.Duration, namespace string, tweakListOptions TweakListOptionsFunc, transform cache.TransformFunc, share func(obj any)) *GenericInformerFactory[T] {
 	if tweakListOptions != nil {
 		source = tweakedSource(source, tweakListOptions)
 	}
 	// These options cannot be invalid.
-	factory, _ := NewFactory[T](source, nil, withDeferredStart(), withIngestSharing(dropInSharing[T]()),
+	factory, _ := NewFactory[T](source, nil, withDeferredStart(), withIngestSharing(share),
 		WithResyncPeriod(defaultResync), WithNamespace(namespace), WithTransform(transform))
-	return &GenericInformerFactory[T]{factory: factory, holds: map[schema.GroupVersionResource][]Handle[T]{}}
+	return &GenericInformerFactory[T]{factory: factory}
 }
 
 // tweakedSource is source with tweak applied to every request after what
@@ -84,11 +105,12 @@ func tweakedSource(source Source, tweak TweakListOptionsFunc) Source {
 // ForResource returns the shared informer of gvr, creating it on first
 // use, and counts one more hold on it (see Release). Calls with the same
 // gvr return the same informer while it runs; a stopped one is replaced
-// by a fresh one, the holds carried over (see Factory.Acquire).
+// by a fresh one, the holds carried over (see Factory.Acquire). A hold is
+// a count, as client-go's factory keeps nothing per call: code that calls
+// ForResource in every reconcile and never releases costs no memory.
 func (f *GenericInformerFactory[T]) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
-	e, i, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
+	_, i, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
 	f.mu.Lock()
-	f.holds[gvr] = append(f.holds[gvr], &handle[T]{informer: i, registry: f.factory.Registry, entry: e})
 	selector := f.shardSelector
 	f.mu.Unlock()
 	if selector != nil {
@@ -101,21 +123,10 @@ func (f *GenericInformerFactory[T]) ForResource(gvr schema.GroupVersionResource)
 	return NewGenericInformer[T](i)
 }
 
-// Release drops one hold on the informer of gvr (see Releaser).
+// Release drops one hold on the informer of gvr (see Releaser): one of
+// those ForResource counted on it, or on the stopped informer it replaced.
 func (f *GenericInformerFactory[T]) Release(gvr schema.GroupVersionResource) bool {
-	f.mu.Lock()
-	holds := f.holds[gvr]
-	if len(holds) == 0 {
-		f.mu.Unlock()
-		return false
-	}
-	last := holds[len(holds)-1]
-	f.holds[gvr] = holds[:len(holds)-1]
-	if len(f.holds[gvr]) == 0 {
-		delete(f.holds, gvr)
-	}
-	f.mu.Unlock()
-	return last.Release()
+	return f.factory.releaseOne(gvr)
 }
 
 // Start runs the informers not running yet until stopCh is closed or

@@ -29,11 +29,14 @@ import (
 //
 // The objects are equal to the dynamic client's. Shared maps and lists are
 // seen by a caller who writes into a cached object in place, which
-// client-go forbids; client-go's own dynamicinformer and dynamiclister
-// tests pass with them (hack/dropin-test.sh), and a transform gets each
-// object before any sharing. Code that must write into cached objects uses
-// a Factory of its own, which shares nothing: NewFactory with
-// DynamicSource.
+// client-go forbids: the write changes every cached object that shares
+// the value, and, through the Interner's table, objects cached later
+// with the value's former content. client-go's own dynamicinformer and
+// dynamiclister tests pass with them (hack/dropin-test.sh), and a
+// transform gets each object before any sharing. Code that may write
+// into cached objects makes its factory with
+// NewGenericInformerFactoryWithoutSharing (unstructured.WithoutSharing),
+// which shares nothing.
 func dropInSharing[T Object]() func(obj any) {
 	if _, ok := any(*new(T)).(*unstructured.Unstructured); !ok {
 		return nil

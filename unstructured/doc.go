@@ -18,4 +18,13 @@
 // handlers with tombstones unwrapped, typed indexers, ByIndex, one Handle
 // per hold) and caches that cost what typed ones do asks the one factory
 // for the informer instead: typed.UnstructuredFor.
+//
+// One difference is on purpose: the objects the factories cache share
+// every map and list equal to one cached before, a cache several times
+// smaller than dynamicinformer's. Objects read from a cache are
+// read-only, in client-go as here; a write into one in place (the bug
+// client-go's cache mutation detector, KUBE_CACHE_MUTATION_DETECTOR=true,
+// catches, here as there) changes every object that shares what it wrote
+// into. WithoutSharing makes a factory whose objects share nothing, as
+// dynamicinformer's.
 package unstructured

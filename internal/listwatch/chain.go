@@ -142,6 +142,19 @@ func (c *Chain[T]) Wait() { c.goroutines.Wait() }
 // ShardSelector: the chain then keeps the shard's objects itself.
 func (c *Chain[T]) FilteredOnClient() bool { return c.filter.onClientSide.Load() }
 
+// Held returns how many objects the chain has handed on to the
+// informer's store and not deleted since: what the store holds, once the
+// informer's queue has handed it what the reflector took (the store lags
+// the chain, never leads it), and 0 while the resource is not served (the
+// guard answers lists with no object). It costs one lock and allocates
+// nothing, whatever the number of objects.
+func (c *Chain[T]) Held() int {
+	if c.guard.isNotServed() {
+		return 0
+	}
+	return c.ingest.record.len()
+}
+
 // LastListed returns what the last whole list (or WatchList stream)
 // delivered, whether there was one, and a channel closed when there is
 // another, or a list fails (ListFailing).

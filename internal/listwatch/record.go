@@ -130,6 +130,13 @@ func (r *lastGood[T]) replace(objects *objectSet[T]) uint64 {
 	return r.generation
 }
 
+// len returns how many objects the record holds.
+func (r *lastGood[T]) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.objects.len()
+}
+
 // set records t as the last good state of key, unless generation is past.
 func (r *lastGood[T]) set(generation uint64, key cache.ObjectName, t T) {
 	r.mu.Lock()

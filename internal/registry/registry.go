@@ -211,6 +211,25 @@ func (r *Registry[K, R]) Release(e *Entry[K, R]) bool {
 		r.mu.Unlock()
 		return false // released already, or shut down
 	}
+	return r.releaseLocked(e)
+}
+
+// ReleaseKey drops one hold on the entry of key, as Release of it would,
+// for a caller that counts its holds by key rather than keeping each
+// Entry; false if key has no entry.
+func (r *Registry[K, R]) ReleaseKey(key K) bool {
+	r.mu.Lock()
+	e, ok := r.entries[key]
+	if !ok {
+		r.mu.Unlock()
+		return false
+	}
+	return r.releaseLocked(e)
+}
+
+// releaseLocked drops one hold on e, an entry of the Registry, and
+// unlocks r.mu.
+func (r *Registry[K, R]) releaseLocked(e *Entry[K, R]) bool {
 	e.holders--
 	if e.holders > 0 {
 		r.mu.Unlock()
