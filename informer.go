@@ -20,6 +20,7 @@ import (
 	"github.com/generic-informers/generic/internal/callbacks"
 	"github.com/generic-informers/generic/internal/compact"
 	"github.com/generic-informers/generic/internal/handlers"
+	"github.com/generic-informers/generic/internal/indexguard"
 	"github.com/generic-informers/generic/internal/listwatch"
 	"github.com/generic-informers/generic/internal/objectedit"
 	"github.com/generic-informers/generic/internal/telemetry"
@@ -47,7 +48,9 @@ type Informer[T Object] interface {
 	// AddIndexers adds typed index functions. As with client-go, indexers
 	// added after the informer started are applied to the objects already
 	// cached. An index function that returns an error is reported as an
-	// *IndexError and leaves that object out of that index.
+	// *IndexError and leaves that object out of that index; while it fails
+	// on any object, every read of the index returns a *PartialIndexError
+	// beside what it found.
 	AddIndexers(indexers cache.TypedIndexers[T]) error
 	// HasSynced reports whether the cache has been filled by a complete
 	// initial list.
@@ -224,21 +227,40 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		Meter:     i.telemetry,
 		Selection: shard.selection(o.shardKey),
 	})
+	i.indexes = indexguard.New(indexguard.Hooks{Report: i.report, IndexError: newIndexError, Partial: newPartialIndexError})
 	i.shared = cache.NewSharedIndexInformerWithOptions(i.chain.ListerWatcher(), example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
-		Indexers:          i.guardIndexers(i.indexersOfObjects(o.indexers)),
+		Indexers:          i.indexes.Indexers(i.indexersOfObjects(o.indexers)),
 		ObjectDescription: gvr.String(),
 		Identifier:        o.informerName.WithResource(gvr),
 	})
-	hooks := handlers.Hooks{Run: i.Run, SetTransform: i.setTransform, NewCursor: i.newCursor}
+	// What reads the store's indexes sees the guard's view of it
+	// (indexguard.View): a partial answer says so.
+	view := i.indexes.View(i.shared.GetIndexer())
+	hooks := handlers.Hooks{Run: i.Run, SetTransform: i.setTransform, NewCursor: i.newCursor, Indexer: view, AddIndexers: i.addIndexers}
 	if i.codec != nil {
-		hooks.Indexer = &compact.Indexer[T]{Store: i.shared.GetIndexer(), Codec: i.codec, Report: i.report}
-		hooks.Decode, hooks.Report, hooks.Indexers = i.codec.Object, i.report, i.codec.IndexersOfObjects
+		hooks.Indexer = &compact.Indexer[T]{Store: view, Codec: i.codec, Report: i.report}
+		hooks.Decode, hooks.Report = i.codec.Object, i.report
 	}
 	i.tracked = handlers.Shared(i.shared, hooks)
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
-	i.lister = newLister[T](i.shared.GetIndexer(), gvr.GroupResource(), hooks.Decode)
+	i.lister = newLister[T](view, gvr.GroupResource(), hooks.Decode)
 	return i
+}
+
+// addIndexers adds untyped index functions to the shared informer, as they
+// are given to Informer().AddIndexers: with a compact store they get
+// decoded objects; guarded (indexguard).
+func (i *informer[T]) addIndexers(indexers cache.Indexers) error {
+	return i.indexes.Add(i.indexersOfObjects(indexers), i.shared.AddIndexers)
+}
+
+func newIndexError(index, key string, err error) error {
+	return &IndexError{Index: index, Key: key, Err: err}
+}
+
+func newPartialIndexError(index string, keys []string) error {
+	return &PartialIndexError{Index: index, Keys: keys}
 }
 
 // indexersOfObjects returns indexers as the store calls them: with a compact
@@ -269,6 +291,9 @@ type informer[T Object] struct {
 	// codec keeps the store's objects compact (WithCompactStore); nil
 	// for the default store of objects.
 	codec *compact.Codec[T]
+	// indexes guards the store's index functions and says when an answer
+	// of an index is partial.
+	indexes *indexguard.Guard
 	// tracked is shared as Informer() hands it out: its Run is ours
 	// (handlers.Shared).
 	tracked      cache.SharedIndexInformer
@@ -470,7 +495,7 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 			return fn(t)
 		}
 	}
-	return i.shared.AddIndexers(i.guardIndexers(i.indexersOfObjects(untyped)))
+	return i.addIndexers(untyped)
 }
 
 // ingestTransform is what the ingest does to every object it converted:
@@ -532,28 +557,6 @@ func (i *informer[T]) guardTransform(transform cache.TransformFunc) func(T) (T, 
 			i.gvr, keyOf(t), out, ErrUnexpectedType))
 		return t, nil
 	}
-}
-
-// guardIndexers wraps index functions so that an error is reported instead
-// of reaching client-go's thread-safe store, which panics on it.
-func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
-	guarded := make(cache.Indexers, len(indexers))
-	for name, fn := range indexers {
-		if fn == nil {
-			// Only WithIndexers gets here: AddIndexers refuses nil.
-			i.report(&IndexError{Index: name, Err: errors.New("nil index function; the index is left out")})
-			continue
-		}
-		guarded[name] = func(obj any) ([]string, error) {
-			values, err := fn(obj)
-			if err != nil {
-				i.report(&IndexError{Index: name, Key: keyOf(obj), Err: err})
-				return nil, nil //nolint:nilerr // reported above; an error would panic client-go's indexer
-			}
-			return values, nil
-		}
-	}
-	return guarded
 }
 
 // report hands err to the ErrorHandler, with the context of Run.

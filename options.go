@@ -164,8 +164,10 @@ func WithFieldSelector(selector string) InformerOption {
 // run on the informer's goroutines, with the cache locked: they must be
 // quick and safe for concurrent use. An index function that returns an
 // error does not panic the informer, as it would in client-go: the error
-// is reported as an *IndexError and the object is left out of that index;
-// a nil index function is reported so, and the index left out.
+// is reported as an *IndexError and the object is left out of that index,
+// and while the function fails on any object every read of the index
+// returns a *PartialIndexError beside what it found; a nil index function
+// is reported so, and the index left out.
 func WithIndexers(indexers cache.Indexers) InformerOption {
 	return informerOption(func(o *options) {
 		for name, fn := range indexers {
