@@ -184,15 +184,16 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 // are put together. shard is the shard it holds: its factory's, or its
 // own; sel what lw selects of the resource, as far as it is known.
 func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options, shard *shardState, sel selection) *informer[T] {
-	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, callbacks: callbacks.New(), shard: shard, shardKey: o.shardKey, selection: sel}
+	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, shard: shard, shardKey: o.shardKey, selection: sel}
+	i.provider = metricsProviderOf(o)
+	i.telemetry = newTelemetry(gvr, i.provider != nil)
+	i.callbacks = callbacks.New(maxWaitingErrorReports, i.telemetry.DroppedError)
 	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
-	i.provider = metricsProviderOf(o)
 	if o.transform != nil {
 		i.transform.Store(&o.transform)
 	}
-	i.telemetry = newTelemetry(gvr, i.provider != nil)
 
 	newT, _ := newObjectFunc[T]()
 	var example runtime.Object
@@ -303,7 +304,8 @@ type informer[T Object] struct {
 	errorHandler ErrorHandler
 	machine      *stateMachine
 	// callbacks runs the StateHandler and ErrorHandler calls, in order,
-	// off the informer's own goroutines.
+	// off the informer's own goroutines; it drops ErrorHandler calls past
+	// maxWaitingErrorReports waiting.
 	callbacks *callbacks.Queue
 	// lastLogged is the last list or watch error logged, so that a failure
 	// that repeats is logged once, not at every retry.
@@ -358,6 +360,7 @@ func (i *informer[T]) Status() Status {
 		s.FieldSelector = i.selection.fields.String()
 	}
 	s.Progress = SyncProgress(i.telemetry.Progress(i.shared.HasSynced()))
+	s.DroppedErrors = i.callbacks.Dropped()
 	return s
 }
 
@@ -569,12 +572,18 @@ func (i *informer[T]) reject(ctx context.Context, key string, err error) {
 	i.reportFrom(ctx, &ConversionError{GVR: i.gvr, Key: key, Err: err})
 }
 
+// maxWaitingErrorReports is the most reports an informer keeps waiting for
+// its ErrorHandler; more are dropped, and counted (Status.DroppedErrors,
+// InformerMetrics.DroppedErrorsMetric). See WithErrorHandler.
+const maxWaitingErrorReports = 1000
+
 // reportFrom hands err to the ErrorHandler, with ctx (which carries the
 // logger), on the informer's callbacks goroutine: never on the goroutine
 // that met the error, which may hold the cache's lock (index functions) or
-// be one that Release and Shutdown wait for.
+// be one that Release and Shutdown wait for. It is dropped if
+// maxWaitingErrorReports reports wait already.
 func (i *informer[T]) reportFrom(ctx context.Context, err error) {
-	i.callbacks.Enqueue(func() { i.errorHandler(ctx, err) })
+	i.callbacks.EnqueueDroppable(func() { i.errorHandler(ctx, err) })
 }
 
 // keyOf is the cache key of obj, tombstones included, or "" if it has none.

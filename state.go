@@ -107,6 +107,12 @@ type Status struct {
 	// received so far, and how fast. Informer.Status and Factory.Statuses
 	// set it; the StateHandler's Status has it zero.
 	Progress SyncProgress
+	// DroppedErrors counts the errors the informer dropped instead of
+	// reporting them to its ErrorHandler, since it was made: those met
+	// while 1,000 reports were waiting for the ErrorHandler already (see
+	// WithErrorHandler). Informer.Status and Factory.Statuses set it; the
+	// StateHandler's Status has it zero.
+	DroppedErrors int64
 }
 
 // StateHandler is told of every change of an informer's State, once per
