@@ -485,18 +485,9 @@ func unexpectedEventType[T Object](verb string, obj any) error {
 }
 
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
-	untyped := make(cache.Indexers, len(indexers))
-	for name, fn := range indexers {
-		if fn == nil {
-			return fmt.Errorf("generic: index %q has a nil function", name)
-		}
-		untyped[name] = func(obj any) ([]string, error) {
-			t, ok := obj.(T)
-			if !ok {
-				return nil, unexpectedType[T](i.gvr.GroupResource(), obj)
-			}
-			return fn(t)
-		}
+	untyped, err := untypedIndexers(indexers, i.gvr.GroupResource())
+	if err != nil {
+		return err
 	}
 	return i.addIndexers(untyped)
 }
