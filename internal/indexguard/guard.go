@@ -20,6 +20,7 @@ import (
 	"errors"
 	"maps"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/client-go/tools/cache"
 )
@@ -52,6 +53,9 @@ var errNilFunction = errors.New("nil index function; the index is left out")
 // store (View). It is safe for concurrent use.
 type Guard struct {
 	hooks Hooks
+	// failed is set at the first failure of any index function, and stays
+	// set: until then, reads need not look for failing keys.
+	failed atomic.Bool
 	// fns are the functions the store's indexes were given, by index name,
 	// before the guard, so that a read can call one and get its error.
 	mu  sync.RWMutex
@@ -118,6 +122,7 @@ func (g *Guard) wrap(indexers cache.Indexers) cache.Indexers {
 		guarded[name] = func(obj any) ([]string, error) {
 			values, err := fn(obj)
 			if err != nil {
+				g.failed.Store(true)
 				g.hooks.Report(g.hooks.IndexError(name, keyOf(obj), err))
 				return []string{unindexed}, nil
 			}

@@ -20,8 +20,12 @@ type view struct {
 }
 
 // failing returns the keys of the objects index's function fails on, nil
-// if none (or if there is no such index).
+// if none (or if there is no such index). Until an index function first
+// fails, there are none, and it reads nothing.
 func (v *view) failing(index string) []string {
+	if !v.guard.failed.Load() {
+		return nil
+	}
 	keys, err := v.Indexer.IndexKeys(index, unindexed)
 	if err != nil {
 		return nil
