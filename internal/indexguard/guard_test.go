@@ -90,7 +90,7 @@ func TestFailingKeysFollowTheStore(t *testing.T) {
 	tests := []struct {
 		name string
 		ops  func(store cache.Indexer) error
-		want answer // ByIndex("color", "red")
+		want answer // what ByIndex answers for red
 	}{
 		{
 			name: "a failure is kept",

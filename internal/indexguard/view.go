@@ -38,7 +38,7 @@ func (v *view) failing(index string) []string {
 // read is in before or in the keys failing now, unless its function
 // both began and ceased failing in between. nil if there are none.
 func (v *view) partial(index string, before []string) error {
-	keys := append(before, v.failing(index)...)
+	keys := slices.Concat(before, v.failing(index))
 	if len(keys) == 0 {
 		return nil
 	}
