@@ -12,6 +12,8 @@
 //     arrive as cache.DeletedObject[T], never as a value to type-assert),
 //     typed indexers, and a Status (NotStarted, Syncing, Synced, NotServed,
 //     Forbidden, Stopped), which moves only as the table in State's doc says.
+//     TypedInformer gives one as client-go's cache.TypedSharedIndexInformer[T],
+//     for code written against informer-gen's typed informers.
 //   - Registry holds the informers of every kind and owns their lifecycle
 //     once: it starts them (also those asked for after Start), waits for
 //     their caches (WaitForCacheSync, a SyncResult per informer), reshards

@@ -40,7 +40,11 @@ func (e *ConversionError) Unwrap() error { return e.Err }
 
 // IndexError reports an index function that failed on an object. client-go's
 // indexer panics on such an error; informers built by this package catch it,
-// report it and leave the object out of that one index instead.
+// report it to the ErrorHandler and leave the object out of that one index
+// instead, and every read of that index says so with a *PartialIndexError
+// for as long as the function fails on the object. Informer().GetIndexer()'s
+// Index returns one, with no object, when the function fails on the object
+// it was given.
 type IndexError struct {
 	// Index is the name of the index whose function failed.
 	Index string
@@ -57,6 +61,55 @@ func (e *IndexError) Error() string {
 
 // Unwrap returns the index function's error.
 func (e *IndexError) Unwrap() error { return e.Err }
+
+// PartialIndexError says that an answer of an index may be incomplete: the
+// index's function fails on the objects of Keys (each was reported to the
+// ErrorHandler as an *IndexError), so they are in none of the index's
+// values. Which values they would have had cannot be known, so every
+// answer of the index comes with this error while any object fails it:
+// Lister.ByIndex and NamespaceLister.ByIndex (whose Keys are then those of
+// its namespace, and which return no error if there are none), and the
+// Index, ByIndex and IndexKeys of an informer's Informer().GetIndexer().
+// The objects returned beside it are those the index holds for the value:
+// correct, but maybe not all. Test for it with errors.As.
+//
+// An object leaves Keys when its index function succeeds on a later state
+// of it, or when it is deleted: Keys never holds more than the objects the
+// function fails on now. The objects and the keys are read one after the
+// other; an object whose function failed when the objects were read is in
+// Keys, unless its function both began and ceased failing during the read.
+type PartialIndexError struct {
+	// Index is the name of the index.
+	Index string
+	// Keys are the cache keys of the objects the index function fails on,
+	// "namespace/name" or "name", sorted; there is at least one.
+	Keys []string
+}
+
+// maxKeysInMessage is the most keys a PartialIndexError's message names.
+const maxKeysInMessage = 5
+
+// Error names the index and the objects it leaves out (the first few of
+// them, and how many others).
+func (e *PartialIndexError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "index %q is partial: its function fails on %d object", e.Index, len(e.Keys))
+	if len(e.Keys) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(" (")
+	for i, key := range e.Keys[:min(len(e.Keys), maxKeysInMessage)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", key)
+	}
+	if more := len(e.Keys) - maxKeysInMessage; more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	b.WriteString("), which the index holds under no value")
+	return b.String()
+}
 
 // SyncError reports the informers that did not sync before the context of
 // Factory.WaitForCacheSync ended, and why.

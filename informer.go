@@ -20,6 +20,7 @@ import (
 	"github.com/generic-informers/generic/internal/callbacks"
 	"github.com/generic-informers/generic/internal/compact"
 	"github.com/generic-informers/generic/internal/handlers"
+	"github.com/generic-informers/generic/internal/indexguard"
 	"github.com/generic-informers/generic/internal/listwatch"
 	"github.com/generic-informers/generic/internal/objectedit"
 	"github.com/generic-informers/generic/internal/telemetry"
@@ -47,7 +48,9 @@ type Informer[T Object] interface {
 	// AddIndexers adds typed index functions. As with client-go, indexers
 	// added after the informer started are applied to the objects already
 	// cached. An index function that returns an error is reported as an
-	// *IndexError and leaves that object out of that index.
+	// *IndexError and leaves that object out of that index; while it fails
+	// on any object, every read of the index returns a *PartialIndexError
+	// beside what it found.
 	AddIndexers(indexers cache.TypedIndexers[T]) error
 	// HasSynced reports whether the cache has been filled by a complete
 	// initial list.
@@ -181,15 +184,16 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 // are put together. shard is the shard it holds: its factory's, or its
 // own; sel what lw selects of the resource, as far as it is known.
 func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options, shard *shardState, sel selection) *informer[T] {
-	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, callbacks: callbacks.New(), shard: shard, shardKey: o.shardKey, selection: sel}
+	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, shard: shard, shardKey: o.shardKey, selection: sel}
+	i.provider = metricsProviderOf(o)
+	i.telemetry = newTelemetry(gvr, i.provider != nil)
+	i.callbacks = callbacks.New(maxWaitingErrorReports, i.telemetry.DroppedError)
 	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
-	i.provider = metricsProviderOf(o)
 	if o.transform != nil {
 		i.transform.Store(&o.transform)
 	}
-	i.telemetry = newTelemetry(gvr, i.provider != nil)
 
 	newT, _ := newObjectFunc[T]()
 	var example runtime.Object
@@ -224,21 +228,40 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		Meter:     i.telemetry,
 		Selection: shard.selection(o.shardKey),
 	})
+	i.indexes = indexguard.New(indexguard.Hooks{Report: i.report, IndexError: newIndexError, Partial: newPartialIndexError})
 	i.shared = cache.NewSharedIndexInformerWithOptions(i.chain.ListerWatcher(), example, cache.SharedIndexInformerOptions{
 		ResyncPeriod:      o.resyncPeriod,
-		Indexers:          i.guardIndexers(i.indexersOfObjects(o.indexers)),
+		Indexers:          i.indexes.Indexers(i.indexersOfObjects(o.indexers)),
 		ObjectDescription: gvr.String(),
 		Identifier:        o.informerName.WithResource(gvr),
 	})
-	hooks := handlers.Hooks{Run: i.Run, SetTransform: i.setTransform, NewCursor: i.newCursor}
+	// What reads the store's indexes sees the guard's view of it
+	// (indexguard.View): a partial answer says so.
+	view := i.indexes.View(i.shared.GetIndexer())
+	hooks := handlers.Hooks{Run: i.Run, SetTransform: i.setTransform, NewCursor: i.newCursor, Indexer: view, AddIndexers: i.addIndexers}
 	if i.codec != nil {
-		hooks.Indexer = &compact.Indexer[T]{Store: i.shared.GetIndexer(), Codec: i.codec, Report: i.report}
-		hooks.Decode, hooks.Report, hooks.Indexers = i.codec.Object, i.report, i.codec.IndexersOfObjects
+		hooks.Indexer = &compact.Indexer[T]{Store: view, Codec: i.codec, Report: i.report}
+		hooks.Decode, hooks.Report = i.codec.Object, i.report
 	}
 	i.tracked = handlers.Shared(i.shared, hooks)
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
-	i.lister = newLister[T](i.shared.GetIndexer(), gvr.GroupResource(), hooks.Decode)
+	i.lister = newLister[T](view, gvr.GroupResource(), hooks.Decode)
 	return i
+}
+
+// addIndexers adds untyped index functions to the shared informer, as they
+// are given to Informer().AddIndexers: with a compact store they get
+// decoded objects; guarded (indexguard).
+func (i *informer[T]) addIndexers(indexers cache.Indexers) error {
+	return i.indexes.Add(i.indexersOfObjects(indexers), i.shared.AddIndexers)
+}
+
+func newIndexError(index, key string, err error) error {
+	return &IndexError{Index: index, Key: key, Err: err}
+}
+
+func newPartialIndexError(index string, keys []string) error {
+	return &PartialIndexError{Index: index, Keys: keys}
 }
 
 // indexersOfObjects returns indexers as the store calls them: with a compact
@@ -269,6 +292,9 @@ type informer[T Object] struct {
 	// codec keeps the store's objects compact (WithCompactStore); nil
 	// for the default store of objects.
 	codec *compact.Codec[T]
+	// indexes guards the store's index functions and says when an answer
+	// of an index is partial.
+	indexes *indexguard.Guard
 	// tracked is shared as Informer() hands it out: its Run is ours
 	// (handlers.Shared).
 	tracked      cache.SharedIndexInformer
@@ -278,7 +304,8 @@ type informer[T Object] struct {
 	errorHandler ErrorHandler
 	machine      *stateMachine
 	// callbacks runs the StateHandler and ErrorHandler calls, in order,
-	// off the informer's own goroutines.
+	// off the informer's own goroutines; it drops ErrorHandler calls past
+	// maxWaitingErrorReports waiting.
 	callbacks *callbacks.Queue
 	// lastLogged is the last list or watch error logged, so that a failure
 	// that repeats is logged once, not at every retry.
@@ -334,6 +361,7 @@ func (i *informer[T]) Status() Status {
 	}
 	s.Progress = SyncProgress(i.telemetry.Progress(i.shared.HasSynced()))
 	s.Stale, s.StaleObjects = i.staleObjects()
+	s.DroppedErrors = i.callbacks.Dropped()
 	return s
 }
 
@@ -472,20 +500,11 @@ func unexpectedEventType[T Object](verb string, obj any) error {
 }
 
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
-	untyped := make(cache.Indexers, len(indexers))
-	for name, fn := range indexers {
-		if fn == nil {
-			return fmt.Errorf("generic: index %q has a nil function", name)
-		}
-		untyped[name] = func(obj any) ([]string, error) {
-			t, ok := obj.(T)
-			if !ok {
-				return nil, unexpectedType[T](i.gvr.GroupResource(), obj)
-			}
-			return fn(t)
-		}
+	untyped, err := untypedIndexers(indexers, i.gvr.GroupResource())
+	if err != nil {
+		return err
 	}
-	return i.shared.AddIndexers(i.guardIndexers(i.indexersOfObjects(untyped)))
+	return i.addIndexers(untyped)
 }
 
 // ingestTransform is what the ingest does to every object it converted:
@@ -549,28 +568,6 @@ func (i *informer[T]) guardTransform(transform cache.TransformFunc) func(T) (T, 
 	}
 }
 
-// guardIndexers wraps index functions so that an error is reported instead
-// of reaching client-go's thread-safe store, which panics on it.
-func (i *informer[T]) guardIndexers(indexers cache.Indexers) cache.Indexers {
-	guarded := make(cache.Indexers, len(indexers))
-	for name, fn := range indexers {
-		if fn == nil {
-			// Only WithIndexers gets here: AddIndexers refuses nil.
-			i.report(&IndexError{Index: name, Err: errors.New("nil index function; the index is left out")})
-			continue
-		}
-		guarded[name] = func(obj any) ([]string, error) {
-			values, err := fn(obj)
-			if err != nil {
-				i.report(&IndexError{Index: name, Key: keyOf(obj), Err: err})
-				return nil, nil //nolint:nilerr // reported above; an error would panic client-go's indexer
-			}
-			return values, nil
-		}
-	}
-	return guarded
-}
-
 // report hands err to the ErrorHandler, with the context of Run.
 func (i *informer[T]) report(err error) { i.reportFrom(*i.runCtx.Load(), err) }
 
@@ -581,12 +578,18 @@ func (i *informer[T]) reject(ctx context.Context, key string, err error) {
 	i.reportFrom(ctx, &ConversionError{GVR: i.gvr, Key: key, Err: err})
 }
 
+// maxWaitingErrorReports is the most reports an informer keeps waiting for
+// its ErrorHandler; more are dropped, and counted (Status.DroppedErrors,
+// InformerMetrics.DroppedErrorsMetric). See WithErrorHandler.
+const maxWaitingErrorReports = 1000
+
 // reportFrom hands err to the ErrorHandler, with ctx (which carries the
 // logger), on the informer's callbacks goroutine: never on the goroutine
 // that met the error, which may hold the cache's lock (index functions) or
-// be one that Release and Shutdown wait for.
+// be one that Release and Shutdown wait for. It is dropped if
+// maxWaitingErrorReports reports wait already.
 func (i *informer[T]) reportFrom(ctx context.Context, err error) {
-	i.callbacks.Enqueue(func() { i.errorHandler(ctx, err) })
+	i.callbacks.EnqueueDroppable(func() { i.errorHandler(ctx, err) })
 }
 
 // keyOf is the cache key of obj, tombstones included, or "" if it has none.

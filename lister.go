@@ -43,7 +43,9 @@ type Lister[T runtime.Object] interface {
 	// name (SortByNamespaceName's order), the same at every call. Sorting
 	// reads each object's namespace and name once; index buckets are
 	// small. An unknown indexName is the indexer's error, as in client-go;
-	// no object is an empty slice and no error.
+	// no object is an empty slice and no error. While the index's function
+	// fails on some objects, which are then in none of its values, the
+	// error is a *PartialIndexError naming them, beside the objects found.
 	ByIndex(indexName, indexedValue string) ([]T, error)
 }
 
@@ -66,7 +68,10 @@ type NamespaceLister[T runtime.Object] interface {
 	// metav1.NamespaceAll). It reads the whole index bucket, in all
 	// namespaces, as Lister.ByIndex does, and keeps this namespace's. An
 	// unknown indexName is the indexer's error, as in client-go; no object
-	// is an empty slice and no error.
+	// is an empty slice and no error. While the index's function fails on
+	// some objects of this namespace, the error is a *PartialIndexError
+	// naming them, beside the objects found (objects of other namespaces
+	// cannot be in the answer, whatever their values).
 	ByIndex(indexName, indexedValue string) ([]T, error)
 }
 
@@ -78,7 +83,9 @@ type NamespaceLister[T runtime.Object] interface {
 // A nil indexer makes every read return an error, not panic. A value of
 // another type in the indexer never panics either: Get returns an error
 // wrapping ErrUnexpectedType, and List and ByIndex return the T values
-// together with such an error.
+// together with such an error. An indexer whose ByIndex answers objects
+// and an error together (an informer's Informer().GetIndexer(), with a
+// *PartialIndexError) has both returned by ByIndex.
 func NewLister[T runtime.Object](indexer cache.Indexer, resource schema.GroupResource) Lister[T] {
 	return newLister[T](indexer, resource, nil)
 }
@@ -145,7 +152,27 @@ func (l *namespaceLister[T]) Get(name string) (T, error) {
 
 func (l *namespaceLister[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
 	objs, err := l.read.ByIndex(indexName, indexedValue)
-	return sortedIn(objs, l.namespace), err
+	return sortedIn(objs, l.namespace), partialIn(err, l.namespace)
+}
+
+// partialIn is err with a *PartialIndexError's keys narrowed to those of
+// namespace (all of them for metav1.NamespaceAll): nil if none is left. An
+// error that wraps a *PartialIndexError with another is left as it is.
+func partialIn(err error, namespace string) error {
+	partial, ok := err.(*PartialIndexError) //nolint:errorlint // only the error as Reader returns it alone
+	if !ok || namespace == metav1.NamespaceAll {
+		return err
+	}
+	var keys []string
+	for _, key := range partial.Keys {
+		if ns, _, _ := cache.SplitMetaNamespaceKey(key); ns == namespace {
+			keys = append(keys, key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return &PartialIndexError{Index: partial.Index, Keys: keys}
 }
 
 // SortByNamespaceName sorts objs in place by namespace, then name, and

@@ -127,6 +127,9 @@ type InformerGauges struct {
 //     watch usually delivered those deletes already);
 //   - objects rejected: each *ConversionError the ingest reports (an object
 //     that did not decode or convert, or had no name);
+//   - error reports dropped: each report meant for the ErrorHandler that was
+//     dropped because 1,000 were waiting for it already (see
+//     WithErrorHandler), as Status.DroppedErrors counts them;
 //   - list and watch requests sent to the server (paged lists: one per
 //     page; the probes of a NotServed informer included), and their
 //     failures by reason: the request's error, or an error event that ends
@@ -156,9 +159,10 @@ type MetricsProvider interface {
 // InformerMetrics are the metrics of one informer, from its Run to its
 // end. Each method but Delete returns the metric that the informer then
 // keeps and updates from its own goroutines; EventsMetric, RejectedMetric,
-// RequestsMetric, RelistsMetric and DeliveryLatencyMetric are called once
-// each (for each EventType and Request) when the informer starts,
-// RequestFailuresMetric at the first failure of each request and reason.
+// DroppedErrorsMetric, RequestsMetric, RelistsMetric and
+// DeliveryLatencyMetric are called once each (for each EventType and
+// Request) when the informer starts, RequestFailuresMetric at the first
+// failure of each request and reason.
 // A nil metric measures nothing.
 //
 // Implementations should embed NoopInformerMetrics, so that metrics added
@@ -169,6 +173,9 @@ type InformerMetrics interface {
 	// RejectedMetric counts the objects the ingest rejected
 	// (*ConversionError).
 	RejectedMetric() CounterMetric
+	// DroppedErrorsMetric counts the error reports dropped because too
+	// many were waiting for the ErrorHandler (Status.DroppedErrors).
+	DroppedErrorsMetric() CounterMetric
 	// RequestsMetric counts the requests of a kind sent to the server.
 	RequestsMetric(request Request) CounterMetric
 	// RequestFailuresMetric counts the failed requests of a kind, by
@@ -195,6 +202,7 @@ func (noopMetric) Observe(float64) {}
 
 func (NoopInformerMetrics) EventsMetric(EventType) CounterMetric                { return noopMetric{} }
 func (NoopInformerMetrics) RejectedMetric() CounterMetric                       { return noopMetric{} }
+func (NoopInformerMetrics) DroppedErrorsMetric() CounterMetric                  { return noopMetric{} }
 func (NoopInformerMetrics) RequestsMetric(Request) CounterMetric                { return noopMetric{} }
 func (NoopInformerMetrics) RequestFailuresMetric(Request, string) CounterMetric { return noopMetric{} }
 func (NoopInformerMetrics) RelistsMetric() CounterMetric                        { return noopMetric{} }

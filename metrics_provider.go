@@ -54,11 +54,12 @@ func (i *informer[T]) resolveMetrics() *telemetry.Metrics {
 	}
 	failures := &failureCounters{informer: m, counters: map[failureKey]CounterMetric{}}
 	resolved := &telemetry.Metrics{
-		Rejected: orNoop(m.RejectedMetric()),
-		Relists:  orNoop(m.RelistsMetric()),
-		Latency:  histogramOrNoop(m.DeliveryLatencyMetric()),
-		Failed:   failures.failed,
-		Delete:   m.Delete,
+		Rejected:      orNoop(m.RejectedMetric()),
+		DroppedErrors: orNoop(m.DroppedErrorsMetric()),
+		Relists:       orNoop(m.RelistsMetric()),
+		Latency:       histogramOrNoop(m.DeliveryLatencyMetric()),
+		Failed:        failures.failed,
+		Delete:        m.Delete,
 	}
 	for kind, e := range [...]EventType{EventAdd, EventUpdate, EventDelete, EventTombstone} {
 		resolved.Events[kind] = orNoop(m.EventsMetric(e))

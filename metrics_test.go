@@ -83,6 +83,9 @@ func (m *recordingMetrics) EventsMetric(e generic.EventType) generic.CounterMetr
 	return m.counter("events/" + string(e))
 }
 func (m *recordingMetrics) RejectedMetric() generic.CounterMetric { return m.counter("rejected") }
+func (m *recordingMetrics) DroppedErrorsMetric() generic.CounterMetric {
+	return m.counter("dropped-errors")
+}
 func (m *recordingMetrics) RequestsMetric(r generic.Request) generic.CounterMetric {
 	return m.counter("requests/" + string(r))
 }

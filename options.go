@@ -22,8 +22,14 @@ type TweakListOptionsFunc func(*metav1.ListOptions)
 // ErrorHandler receives the errors an informer reports and recovers from:
 // a *ConversionError for an object it skipped, an *IndexError for an index
 // function that failed, and errors wrapping ErrUnexpectedType. ctx carries
-// the informer's logger. It is called from the informer's goroutines, so it
-// must be safe for concurrent use, and should return quickly.
+// the informer's logger. It is called from a goroutine of the informer's
+// own, one call at a time per informer, in the order the errors were met
+// (interleaved with the StateHandler's calls), so it must be safe for
+// concurrent use across informers, and should return quickly: at most
+// 1,000 reports wait for it per informer, and errors met while 1,000 wait
+// are dropped, counted in Status.DroppedErrors and in the
+// InformerMetrics' DroppedErrorsMetric. StateHandler calls are never
+// dropped.
 type ErrorHandler func(ctx context.Context, err error)
 
 // FactoryOption configures a Registry and every informer it makes:
@@ -164,8 +170,10 @@ func WithFieldSelector(selector string) InformerOption {
 // run on the informer's goroutines, with the cache locked: they must be
 // quick and safe for concurrent use. An index function that returns an
 // error does not panic the informer, as it would in client-go: the error
-// is reported as an *IndexError and the object is left out of that index;
-// a nil index function is reported so, and the index left out.
+// is reported as an *IndexError and the object is left out of that index,
+// and while the function fails on any object every read of the index
+// returns a *PartialIndexError beside what it found; a nil index function
+// is reported so, and the index left out.
 func WithIndexers(indexers cache.Indexers) InformerOption {
 	return informerOption(func(o *options) {
 		for name, fn := range indexers {
@@ -201,7 +209,11 @@ func WithTransform(transform cache.TransformFunc) InformerOption {
 }
 
 // WithErrorHandler sets where the informers report the errors they recover
-// from. The default logs them through klog's contextual logger.
+// from. The default logs them through klog's contextual logger. Each
+// informer keeps at most 1,000 reports waiting for handler; while that many
+// wait, it drops the errors it meets and counts them (Status.DroppedErrors,
+// the InformerMetrics' DroppedErrorsMetric), so that a slow or blocked
+// handler under a flood of errors costs bounded memory.
 func WithErrorHandler(handler ErrorHandler) InformerOption {
 	return informerOption(func(o *options) { o.errorHandler = handler })
 }

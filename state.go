@@ -107,6 +107,12 @@ type Status struct {
 	// received so far, and how fast. Informer.Status and Factory.Statuses
 	// set it; the StateHandler's Status has it zero.
 	Progress SyncProgress
+	// DroppedErrors counts the errors the informer dropped instead of
+	// reporting them to its ErrorHandler, since it was made: those met
+	// while 1,000 reports were waiting for the ErrorHandler already (see
+	// WithErrorHandler). Informer.Status and Factory.Statuses set it; the
+	// StateHandler's Status has it zero.
+	DroppedErrors int64
 	// Stale is how many objects the cache holds at their last good state
 	// although the server has a newer state of each that did not decode,
 	// convert or transform (each reported to the ErrorHandler as a

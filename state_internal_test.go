@@ -56,7 +56,7 @@ func TestStateHandlerHearsEachChangeOnceInOrder(t *testing.T) {
 	var mu sync.Mutex
 	var heard []State
 	var lastErrors []error
-	calls := callbacks.New()
+	calls := callbacks.New(1, nil)
 	m := newStateMachine(schema.GroupVersionResource{Resource: "widgets"}, func(s Status) {
 		mu.Lock()
 		defer mu.Unlock()

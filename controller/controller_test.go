@@ -96,6 +96,29 @@ func TestEnqueue(t *testing.T) {
 		change: func(f *generictest.Fake) { f.Create(configMap("team-a", "any")) },
 		want:   []string{"team-a/large", "team-a/small"},
 	}, {
+		name: "WatchesByIndex also reconciles the primaries its index function fails on",
+		secondary: func(widgets generic.Informer[*widget.Widget], cms generic.Informer[*corev1.ConfigMap]) []controller.Option {
+			err := widgets.AddIndexers(cache.TypedIndexers[*widget.Widget]{"color": func(w *widget.Widget) ([]string, error) {
+				if w.Spec.Color == "red" {
+					return nil, errors.New("red is not indexed")
+				}
+				return []string{w.Spec.Color}, nil
+			}})
+			if err != nil {
+				panic(err)
+			}
+			return []controller.Option{controller.WatchesByIndex(cms, widgets, "color", func(cm *corev1.ConfigMap) []string {
+				return []string{cm.Data["color"]}
+			})}
+		},
+		change: func(f *generictest.Fake) {
+			cm := configMap("team-a", "paint")
+			cm.Data = map[string]string{"color": "blue"}
+			f.Create(cm)
+		},
+		// team-a/large's color is not indexed: it may be blue.
+		want: []string{"team-a/large", "team-a/small"},
+	}, {
 		name: "unsharded, a key mapped to a missing primary is reconciled",
 		secondary: func(_ generic.Informer[*widget.Widget], cms generic.Informer[*corev1.ConfigMap]) []controller.Option {
 			return []controller.Option{controller.Watches(cms, func(cm *corev1.ConfigMap) []cache.ObjectName {

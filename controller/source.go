@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -144,7 +145,9 @@ func Owns[S generic.Object](informer generic.Informer[S], ownerKind schema.Group
 // index files under any of the values values returns for the object. The
 // index must be the primary informer's (generic.WithIndexers, or
 // Informer.AddIndexers before Run; the factory's informers have
-// cache.NamespaceIndex); an unknown index maps to nothing.
+// cache.NamespaceIndex); an unknown index maps to nothing. While the
+// index's function fails on some primaries (a *generic.PartialIndexError),
+// whether they have the values cannot be known: they are enqueued too.
 //
 // For example, every primary of a secondary object's namespace:
 //
@@ -158,7 +161,10 @@ func WatchesByIndex[S, T generic.Object](secondary generic.Informer[S], primary 
 		var keys []cache.ObjectName
 		for _, value := range values(obj) {
 			names, err := indexer.IndexKeys(index, value)
-			if err != nil {
+			var partial *generic.PartialIndexError
+			if errors.As(err, &partial) {
+				names = append(names, partial.Keys...)
+			} else if err != nil {
 				return nil
 			}
 			for _, name := range names {

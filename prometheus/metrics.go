@@ -34,6 +34,8 @@
 //	objects                          gauge      objects in the cache, read at scrape time
 //	events_total{type}               counter    events delivered: add, update, delete, tombstone
 //	rejected_objects_total           counter    objects the ingest rejected (*generic.ConversionError)
+//	dropped_errors_total             counter    errors not reported to the ErrorHandler: 1,000 reports were
+//	                                            waiting for it already (generic.Status.DroppedErrors)
 //	requests_total{request}          counter    list (per page) and watch requests sent to the server
 //	request_failures_total{request,reason}
 //	                                 counter    failed requests, and watches ended by an error event,
@@ -118,6 +120,7 @@ var states = []generic.State{generic.NotStarted, generic.Syncing, generic.Synced
 type Metrics struct {
 	events   *prometheus.CounterVec
 	rejected *prometheus.CounterVec
+	dropped  *prometheus.CounterVec
 	requests *prometheus.CounterVec
 	failures *prometheus.CounterVec
 	relists  *prometheus.CounterVec
@@ -153,6 +156,7 @@ func New() *Metrics {
 	return &Metrics{
 		events:   counter("events_total", "Events the informer delivered to its cache and handlers, once each, by type: add, update, delete, tombstone (a delete learnt from a relist).", "type"),
 		rejected: counter("rejected_objects_total", "Objects the informer's ingest rejected and skipped: they did not decode or convert, or had no name."),
+		dropped:  counter("dropped_errors_total", "Errors the informer met and did not report to its ErrorHandler, because 1,000 reports were waiting for it already."),
 		requests: counter("requests_total", "List (one per page) and watch requests the informer sent to the server.", "request"),
 		failures: counter("request_failures_total", "Failed list and watch requests, and watches ended by an error event, by the server's reason (metav1.StatusReason), Unknown (none, or not one apimachinery defines) or Other (not an API error).", "request", "reason"),
 		relists:  counter("relists_total", "Complete lists (or WatchList streams) after the informer's first."),
@@ -212,7 +216,7 @@ func (m *Metrics) forget(i *informerMetrics) {
 	}
 	delete(m.sets, i.labels)
 	labels := i.labels.labels()
-	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.requests, m.failures, m.relists} {
+	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.dropped, m.requests, m.failures, m.relists} {
 		vec.DeletePartialMatch(labels)
 	}
 	m.latency.DeletePartialMatch(labels)
@@ -220,7 +224,7 @@ func (m *Metrics) forget(i *informerMetrics) {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.requests, m.failures, m.relists, m.delays} {
+	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.dropped, m.requests, m.failures, m.relists, m.delays} {
 		vec.Describe(ch)
 	}
 	m.latency.Describe(ch)
@@ -237,7 +241,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. It reads each informer's cache
 // size and Status.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
-	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.requests, m.failures, m.relists, m.delays} {
+	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.dropped, m.requests, m.failures, m.relists, m.delays} {
 		vec.Collect(ch)
 	}
 	m.latency.Collect(ch)
@@ -295,6 +299,10 @@ func (i *informerMetrics) EventsMetric(eventType generic.EventType) generic.Coun
 
 func (i *informerMetrics) RejectedMetric() generic.CounterMetric {
 	return i.metrics.rejected.WithLabelValues(i.labels.values()...)
+}
+
+func (i *informerMetrics) DroppedErrorsMetric() generic.CounterMetric {
+	return i.metrics.dropped.WithLabelValues(i.labels.values()...)
 }
 
 func (i *informerMetrics) RequestsMetric(request generic.Request) generic.CounterMetric {

@@ -158,6 +158,7 @@ func TestScrape(t *testing.T) {
 		series("generic_informer_events_total", "type=delete"):     1,
 		series("generic_informer_events_total", "type=tombstone"):  0,
 		series("generic_informer_rejected_objects_total"):          0,
+		series("generic_informer_dropped_errors_total"):            0,
 		series("generic_informer_requests_total", "request=list"):  2,
 		series("generic_informer_requests_total", "request=watch"): 2,
 		series("generic_informer_relists_total"):                   0,
@@ -297,4 +298,46 @@ func ExampleNew() {
 		}
 	}
 	// Output: generic_informer_objects 1
+}
+
+// TestDroppedErrors: the error reports an informer dropped
+// (generic.InformerMetrics.DroppedErrorsMetric) are
+// generic_informer_dropped_errors_total, added up over the informers with
+// the same labels, and gone when the last of them is deleted.
+func TestDroppedErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		dropped []int // per informer of the same labels
+		want    float64
+	}{
+		{name: "none dropped", dropped: []int{0}, want: 0},
+		{name: "one informer", dropped: []int{3}, want: 3},
+		{name: "two informers of the same labels add up", dropped: []int{2, 5}, want: 7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			metrics := genericprometheus.New()
+			registry := prometheus.NewPedanticRegistry()
+			registry.MustRegister(metrics)
+			var informers []generic.InformerMetrics
+			for _, n := range tc.dropped {
+				m := metrics.NewInformerMetrics(generic.InformerID{GVR: configMaps}, generic.InformerGauges{})
+				counter := m.DroppedErrorsMetric()
+				for range n {
+					counter.Inc()
+				}
+				informers = append(informers, m)
+			}
+			name := series("generic_informer_dropped_errors_total")
+			if diff := cmp.Diff(tc.want, scrape(t, registry)[name]); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", name, diff)
+			}
+			for _, m := range informers {
+				m.Delete()
+			}
+			if got, ok := scrape(t, registry)[name]; ok {
+				t.Errorf("%s = %v after every informer was deleted, want no series", name, got)
+			}
+		})
+	}
 }

@@ -4,11 +4,18 @@
 // may hold a lock (an index function holds the cache's) or be one the
 // informer's Run waits for.
 //
+// Calls that may be dropped (the ErrorHandler's reports) are bounded: past
+// a number of them waiting, more are dropped and counted, so that a
+// callback that is slow, or blocked, under a flood of errors costs a
+// bounded amount of memory. Other calls (the StateHandler's) are always
+// kept; they come one per change of State.
+//
 // It imports nothing of this module.
 package callbacks
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/utils/buffer"
 )
@@ -18,7 +25,13 @@ import (
 // The zero Queue is not usable; call New. It is safe for concurrent use.
 type Queue struct {
 	mu    sync.Mutex
-	calls *buffer.TypedRingGrowing[func()]
+	calls *buffer.TypedRingGrowing[call]
+	// waiting counts the droppable calls in calls; maxWaiting bounds it.
+	waiting, maxWaiting int
+	// dropped counts the droppable calls dropped; onDrop is told of each,
+	// without q.mu held.
+	dropped atomic.Int64
+	onDrop  func()
 	// draining is whether a drain goroutine takes the calls.
 	draining bool
 	// running is whether a call has been taken and has not returned.
@@ -28,20 +41,63 @@ type Queue struct {
 	drained chan struct{}
 }
 
-// New returns an empty Queue.
-func New() *Queue {
-	return &Queue{calls: buffer.NewTypedRingGrowing[func()](buffer.RingGrowingOptions{InitialSize: 4})}
+// call is a call asked for, and whether it may be dropped.
+type call struct {
+	fn        func()
+	droppable bool
 }
 
-// Enqueue asks for call to be made after every call asked for before it.
-func (q *Queue) Enqueue(call func()) {
+// New returns an empty Queue that keeps at most maxWaiting droppable calls
+// waiting (asked for and not yet taken: the one being made is not
+// waiting), at least 1, and tells onDrop, if not nil, of each droppable
+// call it drops, from the goroutine that asked for it.
+func New(maxWaiting int, onDrop func()) *Queue {
+	return &Queue{
+		calls:      buffer.NewTypedRingGrowing[call](buffer.RingGrowingOptions{InitialSize: 4}),
+		maxWaiting: max(maxWaiting, 1),
+		onDrop:     onDrop,
+	}
+}
+
+// Enqueue asks for fn to be made after every call asked for before it. It
+// is never dropped.
+func (q *Queue) Enqueue(fn func()) { q.enqueue(call{fn: fn}) }
+
+// EnqueueDroppable asks for fn to be made after every call asked for
+// before it, unless maxWaiting droppable calls are waiting already: then
+// fn is dropped, counted (Dropped) and onDrop told, and EnqueueDroppable
+// returns false.
+func (q *Queue) EnqueueDroppable(fn func()) bool {
+	if q.enqueue(call{fn: fn, droppable: true}) {
+		return true
+	}
+	q.dropped.Add(1)
+	if q.onDrop != nil {
+		q.onDrop()
+	}
+	return false
+}
+
+// enqueue adds c unless it is droppable and maxWaiting droppable calls are
+// waiting; it reports whether it added c.
+func (q *Queue) enqueue(c call) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.calls.WriteOne(call)
+	if c.droppable {
+		if q.waiting >= q.maxWaiting {
+			return false
+		}
+		q.waiting++
+	}
+	q.calls.WriteOne(c)
 	if !q.draining {
 		q.startDrain()
 	}
+	return true
 }
+
+// Dropped returns how many droppable calls were dropped so far.
+func (q *Queue) Dropped() int64 { return q.dropped.Load() }
 
 // startDrain starts a drain goroutine; q.mu is held.
 func (q *Queue) startDrain() {
@@ -54,15 +110,18 @@ func (q *Queue) drain(drained chan struct{}) {
 	defer q.end(drained)
 	for {
 		q.mu.Lock()
-		call, ok := q.calls.ReadOne()
+		c, ok := q.calls.ReadOne()
 		if !ok {
 			q.draining = false
 			q.mu.Unlock()
 			return
 		}
+		if c.droppable {
+			q.waiting--
+		}
 		q.running = true
 		q.mu.Unlock()
-		call()
+		c.fn()
 		q.mu.Lock()
 		q.running = false
 		q.mu.Unlock()

@@ -1,6 +1,7 @@
 package callbacks
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -28,7 +29,7 @@ func TestCallbacksWait(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			q := New()
+			q := New(10, nil)
 			var mu sync.Mutex
 			var made []int
 			for i := range 4 {
@@ -52,6 +53,97 @@ func TestCallbacksWait(t *testing.T) {
 			defer mu.Unlock()
 			if diff := cmp.Diff(tc.want, slices.Clone(made)); diff != "" {
 				t.Errorf("calls made (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDroppableCallsAreBounded blocks the first call, then asks for more:
+// droppable calls past maxWaiting waiting are dropped and counted, and
+// onDrop told of each; the others are all made, in order. Before, every
+// call waited, however many: a blocked ErrorHandler under a flood of
+// errors held them all in memory.
+func TestDroppableCallsAreBounded(t *testing.T) {
+	type ask struct {
+		n         int
+		droppable bool
+	}
+	tests := []struct {
+		name       string
+		maxWaiting int
+		asks       []ask // after the blocked first call
+		wantMade   []string
+		wantKept   []bool // what each EnqueueDroppable returned
+	}{
+		{
+			name:       "below the bound, every call is made",
+			maxWaiting: 3,
+			asks:       []ask{{2, true}, {1, false}},
+			wantMade:   []string{"first", "d0", "d1", "s0"},
+			wantKept:   []bool{true, true},
+		},
+		{
+			name:       "past the bound, droppable calls are dropped",
+			maxWaiting: 2,
+			asks:       []ask{{4, true}},
+			wantMade:   []string{"first", "d0", "d1"},
+			wantKept:   []bool{true, true, false, false},
+		},
+		{
+			name:       "calls that are not droppable are kept past the bound, and count for nothing",
+			maxWaiting: 2,
+			asks:       []ask{{2, true}, {3, false}, {1, true}, {1, false}},
+			wantMade:   []string{"first", "d0", "d1", "s0", "s1", "s2", "s3"},
+			wantKept:   []bool{true, true, false},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var drops int
+			q := New(tc.maxWaiting, func() { drops++ })
+			var mu sync.Mutex
+			var made []string
+			record := func(name string) func() {
+				return func() {
+					mu.Lock()
+					defer mu.Unlock()
+					made = append(made, name)
+				}
+			}
+			entered, release := make(chan struct{}), make(chan struct{})
+			q.Enqueue(func() { close(entered); <-release; record("first")() })
+			<-entered // the first call is being made: it is not waiting
+			var kept []bool
+			var droppable, other int
+			for _, a := range tc.asks {
+				for range a.n {
+					if a.droppable {
+						kept = append(kept, q.EnqueueDroppable(record(fmt.Sprintf("d%d", droppable))))
+						droppable++
+					} else {
+						q.Enqueue(record(fmt.Sprintf("s%d", other)))
+						other++
+					}
+				}
+			}
+			close(release)
+			q.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(tc.wantMade, made); diff != "" {
+				t.Errorf("calls made (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantKept, kept); diff != "" {
+				t.Errorf("EnqueueDroppable kept (-want +got):\n%s", diff)
+			}
+			wantDropped := 0
+			for _, k := range tc.wantKept {
+				if !k {
+					wantDropped++
+				}
+			}
+			if got := q.Dropped(); got != int64(wantDropped) || drops != wantDropped {
+				t.Errorf("Dropped() = %d, onDrop told %d times, want %d", got, drops, wantDropped)
 			}
 		})
 	}

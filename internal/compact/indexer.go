@@ -108,12 +108,15 @@ func (x *Indexer[T]) Replace(list []any, rv string) error {
 
 func (x *Indexer[T]) Resync() error { return x.Store.Resync() }
 
+// Index, like ByIndex, returns the objects Store returns, decoded, with
+// its error: a Store may answer objects and an error together (a partial
+// answer).
 func (x *Indexer[T]) Index(indexName string, obj any) ([]any, error) {
 	objs, err := x.Store.Index(indexName, obj)
-	if err != nil {
+	if objs == nil {
 		return nil, err
 	}
-	return x.decodeAll(objs), nil
+	return x.decodeAll(objs), err
 }
 
 func (x *Indexer[T]) IndexKeys(indexName, indexedValue string) ([]string, error) {
@@ -124,12 +127,14 @@ func (x *Indexer[T]) ListIndexFuncValues(indexName string) []string {
 	return x.Store.ListIndexFuncValues(indexName)
 }
 
+// ByIndex returns the objects Store returns, decoded, with its error: a
+// Store may answer objects and an error together (a partial answer).
 func (x *Indexer[T]) ByIndex(indexName, indexedValue string) ([]any, error) {
 	objs, err := x.Store.ByIndex(indexName, indexedValue)
-	if err != nil {
+	if objs == nil {
 		return nil, err
 	}
-	return x.decodeAll(objs), nil
+	return x.decodeAll(objs), err
 }
 
 func (x *Indexer[T]) GetIndexers() cache.Indexers { return x.Store.GetIndexers() }

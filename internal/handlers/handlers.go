@@ -145,15 +145,18 @@ type Hooks struct {
 	// NewCursor makes a handler's place in the delivery clock.
 	NewCursor func() Cursor
 	// Indexer, if not nil, is what GetIndexer and GetStore return instead
-	// of the shared informer's own store (a compact store's view of
-	// objects); Decode, if not nil, turns what the store holds into an
-	// object for handlers, and Report is told of what does not decode.
+	// of the shared informer's own store (a view of it that says when an
+	// index's answer is partial, or a compact store's view of objects);
+	// Decode, if not nil, turns what the store holds into an object for
+	// handlers, and Report is told of what does not decode.
 	Indexer cache.Indexer
 	Decode  func(obj any) (any, error)
 	Report  func(error)
-	// Indexers, if not nil, wraps the index functions AddIndexers is
-	// given, so that they get objects from what the store holds.
-	Indexers func(cache.Indexers) cache.Indexers
+	// AddIndexers, if not nil, adds the index functions AddIndexers is
+	// given instead of the shared informer's own AddIndexers (which it
+	// calls in turn), so that they are guarded and get objects from what
+	// the store holds.
+	AddIndexers func(cache.Indexers) error
 }
 
 // Shared returns shared as an Informer[T] hands it out: running it (Run,
@@ -196,11 +199,10 @@ func (s *sharedInformer) GetIndexer() cache.Indexer {
 	return s.SharedIndexInformer.GetIndexer()
 }
 
-// AddIndexers adds index functions, wrapped by hooks.Indexers if set, so
-// that they get objects.
+// AddIndexers adds index functions through hooks.AddIndexers if set.
 func (s *sharedInformer) AddIndexers(indexers cache.Indexers) error {
-	if s.hooks.Indexers != nil {
-		indexers = s.hooks.Indexers(indexers)
+	if s.hooks.AddIndexers != nil {
+		return s.hooks.AddIndexers(indexers)
 	}
 	return s.SharedIndexInformer.AddIndexers(indexers)
 }

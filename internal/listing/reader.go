@@ -99,13 +99,16 @@ func (r *Reader[T]) Get(key, name string) (T, error) {
 }
 
 // ByIndex returns the T values whose index function named indexName
-// produced indexedValue. An unknown indexName is an error.
+// produced indexedValue. An unknown indexName is an error. An Indexer that
+// answers values and an error together (a partial answer: the informer's
+// store, whose index function failed on some objects) has both returned,
+// the error first if a value of another type was met too.
 func (r *Reader[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
 	if r.Indexer == nil {
 		return nil, errNilIndexer
 	}
 	objs, err := r.Indexer.ByIndex(indexName, indexedValue)
-	if err != nil {
+	if objs == nil && err != nil {
 		return nil, err
 	}
 	ret := make([]T, 0, len(objs))
@@ -116,6 +119,12 @@ func (r *Reader[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
 		} else if mismatch == nil {
 			mismatch = err
 		}
+	}
+	if err != nil && mismatch != nil {
+		return ret, errors.Join(err, mismatch)
+	}
+	if err != nil {
+		return ret, err
 	}
 	return ret, mismatch
 }

@@ -32,6 +32,9 @@ type Metrics struct {
 	Requests [2]Counter
 	// Rejected counts the objects the ingest rejected.
 	Rejected Counter
+	// DroppedErrors counts the error reports dropped because too many were
+	// waiting for the ErrorHandler.
+	DroppedErrors Counter
 	// Relists counts the complete lists after the first.
 	Relists Counter
 	// Latency observes delivery latencies, in seconds.
@@ -82,6 +85,13 @@ func (t *Telemetry) Events(added, updated, deleted, tombstoned int) {
 func (t *Telemetry) Rejected() {
 	if m := t.metrics.Load(); m != nil {
 		m.Rejected.Inc()
+	}
+}
+
+// DroppedError counts an error report that was dropped.
+func (t *Telemetry) DroppedError() {
+	if m := t.metrics.Load(); m != nil {
+		m.DroppedErrors.Inc()
 	}
 }
 
