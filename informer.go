@@ -46,8 +46,11 @@ type Informer[T Object] interface {
 	AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error)
 	// AddIndexers adds typed index functions. As with client-go, indexers
 	// added after the informer started are applied to the objects already
-	// cached. An index function that returns an error is reported as an
-	// *IndexError and leaves that object out of that index.
+	// cached, a name the informer has already is an error ("indexer
+	// conflict"), and so is any index on a stopped informer. An index
+	// function that returns an error is reported as an *IndexError and
+	// leaves that object out of that index. A Factory's informer keeps
+	// them for the informers that replace it (see Handle).
 	AddIndexers(indexers cache.TypedIndexers[T]) error
 	// HasSynced reports whether the cache has been filled by a complete
 	// initial list.
@@ -182,6 +185,8 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 // own; sel what lw selects of the resource, as far as it is known.
 func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options, shard *shardState, sel selection) *informer[T] {
 	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, callbacks: callbacks.New(), shard: shard, shardKey: o.shardKey, selection: sel}
+	i.settings = newInformerSettings[T](o)
+	i.settings.latest = i
 	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
@@ -230,10 +235,10 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		ObjectDescription: gvr.String(),
 		Identifier:        o.informerName.WithResource(gvr),
 	})
-	hooks := handlers.Hooks{Run: i.Run, SetTransform: i.setTransform, NewCursor: i.newCursor}
+	hooks := handlers.Hooks{Run: i.Run, SetTransform: i.setTransform, NewCursor: i.newCursor, AddIndexers: i.addIndexers}
 	if i.codec != nil {
 		hooks.Indexer = &compact.Indexer[T]{Store: i.shared.GetIndexer(), Codec: i.codec, Report: i.report}
-		hooks.Decode, hooks.Report, hooks.Indexers = i.codec.Object, i.report, i.codec.IndexersOfObjects
+		hooks.Decode, hooks.Report = i.codec.Object, i.report
 	}
 	i.tracked = handlers.Shared(i.shared, hooks)
 	_ = i.shared.SetWatchErrorHandlerWithContext(i.watchError)
@@ -266,6 +271,10 @@ func (i *informer[T]) compactStored(t T) listwatch.Stored {
 
 type informer[T Object] struct {
 	shared cache.SharedIndexInformer
+	// settings are what it was made with and what was added since,
+	// shared with the informers that replace it in a Factory
+	// (informer_settings.go).
+	settings *informerSettings[T]
 	// codec keeps the store's objects compact (WithCompactStore); nil
 	// for the default store of objects.
 	codec *compact.Codec[T]
@@ -456,6 +465,8 @@ func unexpectedEventType[T Object](verb string, obj any) error {
 	return fmt.Errorf("%w: %s event for a %T, not a %T", ErrUnexpectedType, verb, obj, zero)
 }
 
+// AddIndexers adds typed index functions to the informer, or, once a
+// Factory replaced it, to the informer that replaced it (informerSettings).
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 	untyped := make(cache.Indexers, len(indexers))
 	for name, fn := range indexers {
@@ -470,7 +481,22 @@ func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 			return fn(t)
 		}
 	}
-	return i.shared.AddIndexers(i.guardIndexers(i.indexersOfObjects(untyped)))
+	return i.addIndexers(untyped)
+}
+
+// addIndexers adds index functions of objects, as AddIndexers and
+// Informer().AddIndexers are given them: recorded in the settings, so that
+// a replacement has them too, and added to the latest informer made with
+// them.
+func (i *informer[T]) addIndexers(indexers cache.Indexers) error {
+	return i.settings.addIndexers(indexers)
+}
+
+// addIndexersNow adds index functions of objects to this informer's
+// store, guarded (guardIndexers), and, with a compact store, called with
+// decoded objects.
+func (i *informer[T]) addIndexersNow(indexers cache.Indexers) error {
+	return i.shared.AddIndexers(i.guardIndexers(i.indexersOfObjects(indexers)))
 }
 
 // ingestTransform is what the ingest does to every object it converted:
@@ -511,6 +537,7 @@ func (i *informer[T]) setTransform(transform cache.TransformFunc) error {
 	} else {
 		i.transform.Store(&transform)
 	}
+	i.settings.setTransform(transform)
 	return nil
 }
 

@@ -41,6 +41,10 @@ type FactoryOption interface {
 // (Factory.Acquire, typed.InformerFor and the rest, NewInformer), as
 // controller-runtime's cache.ByObject does; given to a factory it is a
 // FactoryOption and applies to every informer. A nil option is ignored.
+// Given to an Acquire of a selection whose informer exists already, it
+// must be one that informer can honour (indexes are added to it; another
+// setting of an option that cannot change on a running informer is an
+// *OptionConflictError): see Factory.Acquire.
 type InformerOption interface {
 	FactoryOption
 	applyToInformer(o *options)
@@ -136,7 +140,9 @@ func WithNamespace(namespace string) InformerOption {
 // or field that both the tweak and an option constrain, differently, is an
 // error naming both. Every request then gets the tweak, followed by the
 // combined selectors; a tweak whose selectors change from call to call
-// keeps those of its first call.
+// keeps those of its first call. Two tweaks are the same setting for a
+// shared informer (Factory.Acquire) when they set the same on an empty
+// metav1.ListOptions, selectors aside.
 func WithTweakListOptions(tweak TweakListOptionsFunc) InformerOption {
 	return informerOption(func(o *options) { o.tweakListOptions = tweak })
 }
@@ -165,7 +171,10 @@ func WithFieldSelector(selector string) InformerOption {
 // quick and safe for concurrent use. An index function that returns an
 // error does not panic the informer, as it would in client-go: the error
 // is reported as an *IndexError and the object is left out of that index;
-// a nil index function is reported so, and the index left out.
+// a nil index function is reported so, and the index left out. Given to an
+// Acquire of a selection whose informer exists, the indexes it lacks are
+// added to it; one it has with another function is refused (see
+// Factory.Acquire).
 func WithIndexers(indexers cache.Indexers) InformerOption {
 	return informerOption(func(o *options) {
 		for name, fn := range indexers {
@@ -195,7 +204,9 @@ func WithIndexers(indexers cache.Indexers) InformerOption {
 // (package unstructured) shares only after the transform: its transform
 // gets objects as the dynamic client made them, and may edit any part.
 // Informer().SetTransform, client-go's way, sets this same transform,
-// until the informer starts.
+// until the informer starts (and for the informers of a Factory that
+// replace it). A later Acquire of the same selection with another
+// transform, or none, is refused (see Factory.Acquire).
 func WithTransform(transform cache.TransformFunc) InformerOption {
 	return informerOption(func(o *options) { o.transform = transform })
 }
@@ -233,9 +244,10 @@ func WithStateHandler(handler StateHandler) InformerOption {
 // themselves when the resource is served again. A resource that was never
 // listed (its CRD not installed yet) is NotServed and probed either way:
 // only a resource that goes away stops the informer. A Factory replaces a
-// stopped informer with a fresh one at the next Acquire, and lets the old
-// one run on, idle, until its handlers may have had every delete (see
-// Factory.Acquire).
+// stopped informer with a fresh one at the next Acquire or Start, and lets
+// the old one run on, idle, until its handlers may have had every delete
+// (see Factory.Acquire); until then, reads through its Handles fail with
+// an error wrapping ErrInformerStopped (see Handle).
 func WithStopWhenNotServed() InformerOption {
 	return informerOption(func(o *options) { o.stopWhenGone = true })
 }

@@ -88,7 +88,7 @@ func tweakedSource(source Source, tweak TweakListOptionsFunc) Source {
 func (f *GenericInformerFactory[T]) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
 	e, i, _ := f.factory.acquire(gvr, nil) // no options: it cannot fail
 	f.mu.Lock()
-	f.holds[gvr] = append(f.holds[gvr], &handle[T]{informer: i, registry: f.factory.Registry, entry: e})
+	f.holds[gvr] = append(f.holds[gvr], newHandle(f.factory.Registry, e, i))
 	selector := f.shardSelector
 	f.mu.Unlock()
 	if selector != nil {

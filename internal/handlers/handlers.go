@@ -151,18 +151,20 @@ type Hooks struct {
 	Indexer cache.Indexer
 	Decode  func(obj any) (any, error)
 	Report  func(error)
-	// Indexers, if not nil, wraps the index functions AddIndexers is
-	// given, so that they get objects from what the store holds.
-	Indexers func(cache.Indexers) cache.Indexers
+	// AddIndexers, if not nil, adds the index functions AddIndexers is
+	// given, in the Informer[T]'s way: called with objects (not a compact
+	// store's records), guarded, and kept for the informers that replace
+	// it.
+	AddIndexers func(cache.Indexers) error
 }
 
 // Shared returns shared as an Informer[T] hands it out: running it (Run,
 // RunWithContext, as client-go users do) calls hooks.Run instead, the
 // Informer[T]'s Run, so that its State, and the factory that shares it,
 // know it is running and when it stops; SetTransform calls
-// hooks.SetTransform; handlers added the client-go way are Measured, each
-// with a cursor of its own, and get objects through hooks.Decode; its
-// store is hooks.Indexer if set.
+// hooks.SetTransform, AddIndexers hooks.AddIndexers; handlers added the
+// client-go way are Measured, each with a cursor of its own, and get
+// objects through hooks.Decode; its store is hooks.Indexer if set.
 func Shared(shared cache.SharedIndexInformer, hooks Hooks) cache.SharedIndexInformer {
 	return &sharedInformer{SharedIndexInformer: shared, hooks: hooks}
 }
@@ -196,11 +198,10 @@ func (s *sharedInformer) GetIndexer() cache.Indexer {
 	return s.SharedIndexInformer.GetIndexer()
 }
 
-// AddIndexers adds index functions, wrapped by hooks.Indexers if set, so
-// that they get objects.
+// AddIndexers adds index functions through hooks.AddIndexers if set.
 func (s *sharedInformer) AddIndexers(indexers cache.Indexers) error {
-	if s.hooks.Indexers != nil {
-		indexers = s.hooks.Indexers(indexers)
+	if s.hooks.AddIndexers != nil {
+		return s.hooks.AddIndexers(indexers)
 	}
 	return s.SharedIndexInformer.AddIndexers(indexers)
 }
