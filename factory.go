@@ -165,10 +165,10 @@ type Handle[T Object] interface {
 // WithTransform, WithStripManagedFields, WithCompactStore, WithIndexers,
 // WithResyncPeriod, WithShard, WithShardKey, WithStopWhenNotServed,
 // WithErrorHandler, WithStateHandler, WithMetricsProvider,
-// WithInformerName. The namespace, the selectors and the shard name the
-// informer: the same gvr with another selection is another informer, with
-// a cache of its own. An invalid option is an error, and nothing is
-// acquired.
+// WithInformerName. The namespace, the selectors (in one written form:
+// "b=2,a=1" is "a=1,b=2") and the shard name the informer: the same gvr
+// with another selection is another informer, with a cache of its own. An
+// invalid option is an error, and nothing is acquired.
 //
 // A later Acquire of the same selection shares the informer only if its
 // Options (its own over the Registry's) can be honoured on it:

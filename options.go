@@ -150,7 +150,10 @@ func WithTweakListOptions(tweak TweakListOptionsFunc) InformerOption {
 // WithLabelSelector limits the informers to the objects whose labels match
 // selector, in the syntax of metav1.ListOptions.LabelSelector ("app=web",
 // "tier in (a,b)"). A selector that does not parse (labels.Parse) is an
-// error where the Option is given.
+// error where the Option is given. It is written in one form, which names
+// the informer and is sent to the server: its requirements sorted, without
+// repeats, "==" as "=", the values of "in" and "notin" sorted; so
+// "b=2,a=1" and "a=1,b=2" make one informer and one watch.
 func WithLabelSelector(selector string) InformerOption {
 	return informerOption(func(o *options) { o.labelSelector = selector })
 }
@@ -158,7 +161,9 @@ func WithLabelSelector(selector string) InformerOption {
 // WithFieldSelector limits the informers to the objects whose fields match
 // selector, in the syntax of metav1.ListOptions.FieldSelector
 // ("spec.nodeName=node-1"). A selector that does not parse
-// (fields.ParseSelector) is an error where the Option is given.
+// (fields.ParseSelector) is an error where the Option is given. It is
+// written in one form, as WithLabelSelector's: its terms sorted, without
+// repeats, "==" as "=".
 func WithFieldSelector(selector string) InformerOption {
 	return informerOption(func(o *options) { o.fieldSelector = selector })
 }
@@ -330,7 +335,11 @@ func resolveOptions(opts []FactoryOption) (options, error) {
 	if err := o.validate(); err != nil {
 		return o, err
 	}
-	return o, o.addTweakSelectors()
+	if err := o.addTweakSelectors(); err != nil {
+		return o, err
+	}
+	o.labelSelector, o.fieldSelector = canonicalLabelSelector(o.labelSelector), canonicalFieldSelector(o.fieldSelector)
+	return o, nil
 }
 
 // validate returns why the options cannot be used, or nil.

@@ -50,7 +50,7 @@ type Selection struct {
 	Type string
 	// Namespace, LabelSelector and FieldSelector are its namespace ("":
 	// all) and selectors, as its Options (and WithTweakListOptions) give
-	// them.
+	// them, in the one form WithLabelSelector and WithFieldSelector say.
 	Namespace, LabelSelector, FieldSelector string
 	// Shard is the shard given to it alone (WithShard on Acquire), as
 	// Shard.String writes it; "" when it follows the Registry's.
