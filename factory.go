@@ -146,6 +146,8 @@ type Handle[T Object] interface {
 // runs, and each is one hold. Release the Handle when done with it;
 // releasing it twice drops one hold only, so code that acquires an
 // informer at every reconcile and releases it after cannot leak holds.
+// A gvr without a version or a resource (the empty one among them) is an
+// error naming it; the group may be empty (the core group).
 //
 // Until Shutdown it never hands out a stopped informer: one that has
 // stopped or is stopping (its Start context ended, it stopped for good
@@ -204,11 +206,24 @@ type Handle[T Object] interface {
 // by then are dropped: client-go's processor cannot tell when they are
 // done.
 func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...InformerOption) (Handle[T], error) {
+	if err := checkGVR(gvr); err != nil {
+		return nil, err
+	}
 	e, i, err := f.acquire(gvr, opts)
 	if err != nil {
 		return nil, err
 	}
 	return newHandle(f.Registry, e, i), nil
+}
+
+// checkGVR refuses a resource no informer can list: one without a version
+// or a resource name (the empty GroupVersionResource among them). The
+// group may be empty: the core group's.
+func checkGVR(gvr schema.GroupVersionResource) error {
+	if gvr.Version == "" || gvr.Resource == "" {
+		return fmt.Errorf("generic: GroupVersionResource %#v: want a version and a resource (the group may be empty, for the core group)", gvr)
+	}
+	return nil
 }
 
 // acquire takes a hold on the informer of gvr and the selection opts make,
