@@ -147,33 +147,55 @@ func (l *handleLister[T]) Namespace(namespace string) NamespaceLister[T] {
 
 // handleNamespaceLister is Namespace(ns) of a Handle's Lister: each read
 // goes to Namespace(ns) of the Lister of the informer that holds the hold
-// at that moment.
+// at that moment, which it keeps until that informer is replaced.
 type handleNamespaceLister[T Object] struct {
 	handle    *handle[T]
 	namespace string
+	bound     atomic.Pointer[boundNamespaceLister[T]]
 }
 
-func (l *handleNamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
+// boundNamespaceLister is Namespace(ns) of one informer's Lister.
+type boundNamespaceLister[T Object] struct {
+	informer *informer[T]
+	lister   NamespaceLister[T]
+}
+
+// reading is Namespace(ns) of the Lister of the informer a read goes to,
+// or handle.reading's error.
+func (l *handleNamespaceLister[T]) reading() (NamespaceLister[T], error) {
 	i, err := l.handle.reading()
 	if err != nil {
 		return nil, err
 	}
-	return i.lister.Namespace(l.namespace).List(selector)
+	if b := l.bound.Load(); b != nil && b.informer == i {
+		return b.lister, nil
+	}
+	b := &boundNamespaceLister[T]{informer: i, lister: i.lister.Namespace(l.namespace)}
+	l.bound.Store(b)
+	return b.lister, nil
+}
+
+func (l *handleNamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
+	nl, err := l.reading()
+	if err != nil {
+		return nil, err
+	}
+	return nl.List(selector)
 }
 
 func (l *handleNamespaceLister[T]) Get(name string) (T, error) {
-	i, err := l.handle.reading()
+	nl, err := l.reading()
 	if err != nil {
 		var none T
 		return none, err
 	}
-	return i.lister.Namespace(l.namespace).Get(name)
+	return nl.Get(name)
 }
 
 func (l *handleNamespaceLister[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
-	i, err := l.handle.reading()
+	nl, err := l.reading()
 	if err != nil {
 		return nil, err
 	}
-	return i.lister.Namespace(l.namespace).ByIndex(indexName, indexedValue)
+	return nl.ByIndex(indexName, indexedValue)
 }
