@@ -44,6 +44,11 @@ func TestHandleFollowsReplacement(t *testing.T) {
 			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
 				t.Fatal(err)
 			}
+			// A NamespaceLister taken, and read, before the restart.
+			inTeamB := old.Lister().Namespace("team-b")
+			if _, err := inTeamB.Get("settings"); err != nil {
+				t.Fatal(err)
+			}
 			end1()
 			waitForState(t, old, generic.Stopped)
 
@@ -79,6 +84,13 @@ func TestHandleFollowsReplacement(t *testing.T) {
 				if diff := cmp.Diff(generic.Synced, h.Status().State); diff != "" {
 					t.Errorf("%s: state (-want +got):\n%s", name, diff)
 				}
+			}
+			objs, err := inTeamB.List(labels.Everything())
+			if err != nil {
+				t.Fatalf("Namespace(team-b).List: %v", err)
+			}
+			if diff := cmp.Diff([]string{"team-b/second", "team-b/settings"}, keysOf(t, objs)); diff != "" {
+				t.Errorf("Namespace(team-b) taken before the restart: listed (-want +got):\n%s", diff)
 			}
 			if old.Informer() == oldShared {
 				t.Error("the Handle taken before the restart still hands out the stopped shared informer")
