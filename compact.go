@@ -41,7 +41,8 @@ import (
 // is an error too.
 //
 // Like WithTransform, it applies to the informer an Acquire makes: a later
-// Acquire of the same selection shares that informer, with its store.
+// Acquire of the same selection with another setting (or none) is refused
+// (see Factory.Acquire).
 func WithCompactStore(decodedObjects int) InformerOption {
 	return informerOption(func(o *options) { o.compact = &compactStore{decodedObjects: decodedObjects} })
 }

@@ -111,6 +111,34 @@ func (e *PartialIndexError) Error() string {
 	return b.String()
 }
 
+// OptionConflictError is the error of an Acquire (typed.InformerFor and
+// the rest) whose Options differ from those of the shared informer of its
+// selection in a way that cannot be honoured on it: an Option that cannot
+// change on a running informer (WithTransform, WithStripManagedFields,
+// WithCompactStore, WithResyncPeriod, WithTweakListOptions,
+// WithErrorHandler, WithStateHandler, WithStopWhenNotServed,
+// WithMetricsProvider, WithInformerName) set otherwise, or an index of
+// WithIndexers that the informer has with another function. Nothing is
+// acquired then. Test for it with errors.As.
+type OptionConflictError struct {
+	// Selection is the informer the Acquire would share.
+	Selection Selection
+	// Option names the option as it is written in Go: "WithTransform",
+	// `WithIndexers("byNode")`.
+	Option string
+	// Current is the informer's setting; Requested is the Acquire's (its
+	// own Options over the Registry's), as text: a duration, "on" or
+	// "off", "none", the name of a function's code.
+	Current, Requested string
+}
+
+// Error names the informer, the option and both settings.
+func (e *OptionConflictError) Error() string {
+	return fmt.Sprintf("generic: Acquire of %s: %s: the shared informer has %s, this Acquire asks for %s: it cannot change on a running informer; "+
+		"acquire with the informer's setting, or from another view (NewFactoryOn) for an informer of its own",
+		e.Selection.text(), e.Option, e.Current, e.Requested)
+}
+
 // SyncError reports the informers that did not sync before the context of
 // Factory.WaitForCacheSync ended, and why.
 type SyncError struct {

@@ -28,7 +28,7 @@ func SetShutdownReportAfter(r *Registry, after time.Duration) {
 // informer's reads never show.
 func StoredTypes[T Object](h Handle[T]) []string {
 	seen := map[string]bool{}
-	for _, obj := range h.(*handle[T]).shared.GetIndexer().List() {
+	for _, obj := range h.(*handle[T]).current().shared.GetIndexer().List() {
 		seen[fmt.Sprintf("%T", obj)] = true
 	}
 	return slices.Sorted(maps.Keys(seen))

@@ -3,7 +3,6 @@ package generic
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -82,6 +81,47 @@ func NewFactoryOn[T Object](r *Registry, source Source, convert Converter[T]) (*
 // Handle is one hold on a Factory's shared informer: the Informer itself,
 // Release, which drops exactly this hold, once, and Done, closed when the
 // informer has ended for this hold.
+//
+// A hold outlives the informer it was taken on: when that informer stops
+// and a fresh one replaces it (see Acquire: the next Start or Acquire
+// after the Start context ended, or after it stopped for good), the hold
+// carries over, and the Handle's Informer[T] methods act on the informer
+// that holds it now, found at each call:
+//
+//   - Lister: each Get, List and ByIndex (of Namespace(ns) too) reads the
+//     cache of the informer that holds the hold at that moment, so a
+//     Lister kept from before the replacement reads the replacement. Once
+//     that informer has stopped and nothing replaced it yet (its Start
+//     context ended and no Start since, it stopped for good, or the hold
+//     ended: Release, RemoveResource, Shutdown), reads fail with an error
+//     wrapping ErrInformerStopped instead of returning a cache that no
+//     longer follows the server. A fresh replacement's cache fills as it
+//     lists: HasSynced is false until then, as after the first Start.
+//   - Status, HasSynced, Ownership, WaitForResourceVersion, WaitForWrite,
+//     WaitForDelete, Run: the informer that holds the hold when called (a
+//     wait that its informer's stop ends returns ErrInformerStopped; call
+//     it again to wait on the replacement).
+//   - Informer: the shared informer that holds the hold when called.
+//     What is taken from it (its store or indexer, a method value, a
+//     registration) is that informer's, as in client-go, and does not
+//     follow a replacement: take it again, or read through Lister.
+//   - AddEventHandler adds the handler to the informer that holds the hold
+//     when called. A handler is not moved to a replacement: it stays with
+//     the informer it was added to, which calls it no more once stopped,
+//     as client-go's informers do. (Moving it would have it called by two
+//     informers at once for a while, the old one's last events racing the
+//     new one's initial list, and it would never hear of the objects
+//     deleted while no informer ran.) Add handlers again after a restart,
+//     as package controller does each time a Controller is made and run.
+//   - AddIndexers adds to the informer that holds the hold, and to every
+//     informer that replaces it: indexes, however added (AddIndexers,
+//     Informer().AddIndexers, a later Acquire's WithIndexers), and a
+//     transform set with Informer().SetTransform, are kept for the
+//     replacements. (Indexers added to Informer().GetIndexer() directly
+//     are that store's only.)
+//
+// Reading the hold's informer costs an atomic load and a type assertion
+// per call; a Handle is safe for concurrent use.
 type Handle[T Object] interface {
 	Informer[T]
 	// Release drops this hold; later calls do nothing and return false.
@@ -101,44 +141,61 @@ type Handle[T Object] interface {
 	Done() <-chan struct{}
 }
 
-type handle[T Object] struct {
-	*informer[T]
-	registry *Registry
-	entry    *entry
-	once     sync.Once
-}
-
-func (h *handle[T]) Release() bool {
-	released := false
-	h.once.Do(func() { released = h.registry.informers.Release(h.entry) })
-	return released
-}
-
-func (h *handle[T]) Done() <-chan struct{} { return h.entry.Gone() }
-
 // Acquire returns a Handle on the shared informer of gvr, creating it on
 // first use; every Acquire of the same gvr and selection shares it while it
 // runs, and each is one hold. Release the Handle when done with it;
 // releasing it twice drops one hold only, so code that acquires an
 // informer at every reconcile and releases it after cannot leak holds.
+// A gvr without a version or a resource (the empty one among them) is an
+// error naming it; the group may be empty (the core group).
 //
 // Until Shutdown it never hands out a stopped informer: one that has
-// stopped (its Start context ended, it stopped for good because its
-// resource is no longer served, or whoever ran it by hand stopped it) is
-// replaced by a fresh one; the holds carry over. After Start, a new
-// informer runs at once under Start's context. After Shutdown it hands out
-// the factory's informers as they are (stopped), and new ones that nothing
-// will start.
+// stopped or is stopping (its Start context ended, it stopped for good
+// because its resource is no longer served, or whoever ran it by hand
+// stopped it) is replaced by a fresh one, made as the stopped one is now
+// (its Options, with the indexes and transform added since), and the holds
+// carry over: every Handle of the stopped one reads the fresh one (see
+// Handle). Start replaces them too, so that a Handle kept across a restart
+// (Start, the end of its context, Start again) reads a running informer.
+// After Start, a new informer runs at once under Start's context. After
+// Shutdown it hands out the factory's informers as they are (stopped),
+// and new ones that nothing will start.
 //
 // opts, the informer's own Options, follow the Registry's and override
 // them, as controller-runtime's cache.ByObject does: WithNamespace,
 // WithLabelSelector, WithFieldSelector, WithTweakListOptions,
-// WithTransform, WithStripManagedFields, WithIndexers, WithResyncPeriod,
-// WithShard, WithShardKey, the handlers. The namespace, the selectors and
-// the shard name the informer: the same gvr with another selection is
-// another informer, with a cache of its own. Other options take effect
-// when the informer is made; later Acquires of the same selection share it
-// as it is. An invalid option is an error, and nothing is acquired.
+// WithTransform, WithStripManagedFields, WithCompactStore, WithIndexers,
+// WithResyncPeriod, WithShard, WithShardKey, WithStopWhenNotServed,
+// WithErrorHandler, WithStateHandler, WithMetricsProvider,
+// WithInformerName. The namespace, the selectors (in one written form:
+// "b=2,a=1" is "a=1,b=2") and the shard name the informer: the same gvr
+// with another selection is another informer, with a cache of its own. An
+// invalid option is an error, and nothing is acquired.
+//
+// A later Acquire of the same selection shares the informer only if its
+// Options (its own over the Registry's) can be honoured on it:
+//
+//   - an index the informer lacks (WithIndexers) is added to it, running
+//     or not, and kept for its replacements; an index it has with the same
+//     function is shared; one it has with another function is refused;
+//   - every other option cannot change on a running informer: a
+//     WithTransform, WithStripManagedFields, WithCompactStore,
+//     WithResyncPeriod, WithTweakListOptions (compared by what the tweak
+//     sets on an empty ListOptions, selectors aside), WithStopWhenNotServed,
+//     WithErrorHandler, WithStateHandler, WithMetricsProvider (compared with
+//     ==) or WithInformerName other than the informer's is refused.
+//
+// A refusal is an *OptionConflictError naming the option, the informer's
+// setting and the one asked for; no hold is taken. Go cannot compare
+// functions (transforms, index functions, handlers): two are the same only
+// when they are provably the same function value, that is the same closure
+// object: the same variable or named function passed again (and, as the gc
+// compiler makes them, a function literal that captures nothing). A
+// closure or method value made anew for each Acquire is another value, and
+// refused even when it would behave the same: make it once and pass that
+// value. Nothing that may behave differently is ever taken for the same.
+// For an informer of its own with other settings, acquire from another
+// view of the Registry (NewFactoryOn).
 //
 // An informer that stopped for good is replaced without being cancelled:
 // its handlers may still be receiving the deletes it delivered (Acquire
@@ -149,15 +206,31 @@ func (h *handle[T]) Done() <-chan struct{} { return h.entry.Gone() }
 // by then are dropped: client-go's processor cannot tell when they are
 // done.
 func (f *Factory[T]) Acquire(gvr schema.GroupVersionResource, opts ...InformerOption) (Handle[T], error) {
+	if err := checkGVR(gvr); err != nil {
+		return nil, err
+	}
 	e, i, err := f.acquire(gvr, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &handle[T]{informer: i, registry: f.Registry, entry: e}, nil
+	return newHandle(f.Registry, e, i), nil
+}
+
+// checkGVR refuses a resource no informer can list: one without a version
+// or a resource name (the empty GroupVersionResource among them). The
+// group may be empty: the core group's.
+func checkGVR(gvr schema.GroupVersionResource) error {
+	if gvr.Version == "" || gvr.Resource == "" {
+		return fmt.Errorf("generic: GroupVersionResource %#v: want a version and a resource (the group may be empty, for the core group)", gvr)
+	}
+	return nil
 }
 
 // acquire takes a hold on the informer of gvr and the selection opts make,
-// making it if needed, and runs it if the Registry has started.
+// making it if needed, and runs it if the Registry has started. An
+// informer made by an earlier Acquire is shared if the Options asked for
+// can be honoured on it (informerSettings.admit): else the hold is
+// dropped and the error names the option.
 func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []InformerOption) (*entry, *informer[T], error) {
 	o, own := f.options, ""
 	if len(opts) > 0 {
@@ -176,11 +249,18 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []InformerOpt
 		}
 	}
 	key := f.keyOf(gvr, o, own)
-	e := f.informers.Acquire(key, func() runner { return f.newInformer(key, o) })
+	settings := newInformerSettings[T](o)
+	e := f.informers.Acquire(key, func() runner { return f.newInformer(key, settings) })
 	i, ok := e.Runner.(*informer[T])
 	if !ok { // the view's keys name its own informers, all of T
 		f.informers.Release(e)
 		return nil, nil, fmt.Errorf("generic: informer of %s in view %d is a %T, not of %T", gvr, f.view, e.Runner, i)
+	}
+	if i.settings != settings { // made by an earlier Acquire: shared
+		if err := i.settings.admit(o, key.selection(i)); err != nil {
+			f.informers.Release(e)
+			return nil, nil, err
+		}
 	}
 	return e, i, nil
 }
@@ -198,13 +278,16 @@ func (f *Factory[T]) releaseOne(gvr schema.GroupVersionResource) bool {
 	return f.informers.ReleaseKey(f.keyOf(gvr, f.options, ""))
 }
 
-// newInformer makes the informer of key with options o, over the
-// factory's Source.
-func (f *Factory[T]) newInformer(key informerKey, o options) *informer[T] {
-	lw := f.source(key.gvr, o.namespace, o.listTweak())
-	shard := f.shard
-	if key.ownShard != "" {
-		shard = newShardState(*o.shard)
-	}
-	return newInformer(lw, key.gvr, f.convert, o, shard, selectionOf(o))
+// newInformer makes the informer of key with settings as they are now,
+// over the factory's Source: the first of key, or one that replaces a
+// stopped one.
+func (f *Factory[T]) newInformer(key informerKey, settings *informerSettings[T]) *informer[T] {
+	return settings.make(func(o options) *informer[T] {
+		lw := f.source(key.gvr, o.namespace, o.listTweak())
+		shard := f.shard
+		if key.ownShard != "" {
+			shard = newShardState(*o.shard)
+		}
+		return newInformer(lw, key.gvr, f.convert, o, shard, selectionOf(o))
+	})
 }

@@ -47,10 +47,13 @@ type Informer[T Object] interface {
 	AddEventHandler(handler cache.TypedResourceEventHandler[T], options ...cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error)
 	// AddIndexers adds typed index functions. As with client-go, indexers
 	// added after the informer started are applied to the objects already
-	// cached. An index function that returns an error is reported as an
-	// *IndexError and leaves that object out of that index; while it fails
-	// on any object, every read of the index returns a *PartialIndexError
-	// beside what it found.
+	// cached, a name the informer has already is an error ("indexer
+	// conflict"), and so is any index on a stopped informer. An index
+	// function that returns an error is reported as an *IndexError and
+	// leaves that object out of that index; while it fails on any object,
+	// every read of the index returns a *PartialIndexError beside what it
+	// found. A Factory's informer keeps them for the informers that
+	// replace it (see Handle).
 	AddIndexers(indexers cache.TypedIndexers[T]) error
 	// HasSynced reports whether the cache has been filled by a complete
 	// initial list.
@@ -188,6 +191,8 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	i.provider = metricsProviderOf(o)
 	i.telemetry = newTelemetry(gvr, i.provider != nil)
 	i.callbacks = callbacks.New(maxWaitingErrorReports, i.telemetry.DroppedError)
+	i.settings = newInformerSettings[T](o)
+	i.settings.latest = i
 	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
 	background := context.Background()
 	i.runCtx.Store(&background)
@@ -249,10 +254,10 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	return i
 }
 
-// addIndexers adds untyped index functions to the shared informer, as they
-// are given to Informer().AddIndexers: with a compact store they get
-// decoded objects; guarded (indexguard).
-func (i *informer[T]) addIndexers(indexers cache.Indexers) error {
+// addIndexersNow adds index functions of objects to this informer's
+// store: with a compact store they get decoded objects; guarded
+// (indexguard).
+func (i *informer[T]) addIndexersNow(indexers cache.Indexers) error {
 	return i.indexes.Add(i.indexersOfObjects(indexers), i.shared.AddIndexers)
 }
 
@@ -289,6 +294,10 @@ func (i *informer[T]) compactStored(t T) listwatch.Stored {
 
 type informer[T Object] struct {
 	shared cache.SharedIndexInformer
+	// settings are what it was made with and what was added since,
+	// shared with the informers that replace it in a Factory
+	// (informer_settings.go).
+	settings *informerSettings[T]
 	// codec keeps the store's objects compact (WithCompactStore); nil
 	// for the default store of objects.
 	codec *compact.Codec[T]
@@ -499,12 +508,22 @@ func unexpectedEventType[T Object](verb string, obj any) error {
 	return fmt.Errorf("%w: %s event for a %T, not a %T", ErrUnexpectedType, verb, obj, zero)
 }
 
+// AddIndexers adds typed index functions to the informer, or, once a
+// Factory replaced it, to the informer that replaced it (informerSettings).
 func (i *informer[T]) AddIndexers(indexers cache.TypedIndexers[T]) error {
 	untyped, err := untypedIndexers(indexers, i.gvr.GroupResource())
 	if err != nil {
 		return err
 	}
 	return i.addIndexers(untyped)
+}
+
+// addIndexers adds index functions of objects, as AddIndexers and
+// Informer().AddIndexers are given them: recorded in the settings, so that
+// a replacement has them too, and added to the latest informer made with
+// them.
+func (i *informer[T]) addIndexers(indexers cache.Indexers) error {
+	return i.settings.addIndexers(indexers)
 }
 
 // ingestTransform is what the ingest does to every object it converted:
@@ -545,6 +564,7 @@ func (i *informer[T]) setTransform(transform cache.TransformFunc) error {
 	} else {
 		i.transform.Store(&transform)
 	}
+	i.settings.setTransform(transform)
 	return nil
 }
 

@@ -114,11 +114,12 @@ func TestAcquireNeverReturnsStopped(t *testing.T) {
 	// informer's controller returns, before its handlers are done and its
 	// Run returns (the state table's "stopped").
 	waitForState(t, old, generic.Stopped)
-	if !old.Informer().IsStopped() {
+	stopped := old.Informer()
+	if !stopped.IsStopped() {
 		t.Error("the informer is Stopped but its shared informer is not")
 	}
 	fresh := acquire(factory, widget.GVR)
-	if fresh.Informer() == old.Informer() || fresh.Informer().IsStopped() {
+	if fresh.Informer() == stopped || fresh.Informer().IsStopped() {
 		t.Fatal("Acquire returned a stopped informer")
 	}
 	factory.Start(ctx)
@@ -304,7 +305,8 @@ func TestStopWhenNotServed(t *testing.T) {
 		t.Errorf("%d lists after stopping for good, want none", more)
 	}
 	serving.serve()
-	if fresh := acquire(factory, widget.GVR); fresh.Informer() == informer.Informer() {
+	stopped := informer.Informer()
+	if fresh := acquire(factory, widget.GVR); fresh.Informer() == stopped {
 		t.Error("Acquire returned the informer that stopped for good")
 	}
 }
@@ -331,11 +333,16 @@ func TestCallbacksMayCallTheFactory(t *testing.T) {
 	}
 	startAndSync(t, factory)
 	factory.Statuses()
+	first := informer.Informer()
 	rec.next(t, 3)
 	serving.stopServing()
 	rec.next(t, 3) // the deletes, each of which called Acquire
-	waitForState(t, informer, generic.Stopped)
-	if informer.Informer().IsStopped() {
+	// The Handle reads the informer that holds its hold now: once the
+	// first is Stopped, a delete's Acquire may have replaced it already.
+	waitUntil(t, "the informer is Stopped or replaced", func() bool {
+		return informer.Informer() != first || informer.Status().State == generic.Stopped
+	})
+	if first.IsStopped() {
 		t.Error("Acquire cancelled the informer it replaced while its deletes were being delivered")
 	}
 }
@@ -348,7 +355,8 @@ func TestRetiredInformerRunsUntil(t *testing.T) {
 	tests := []struct {
 		name string
 		// end does what should end the retired informer; fresh is the
-		// informer that replaced it.
+		// Handle that replaced it (both Handles read the informer that
+		// holds their holds now: the fresh one).
 		end func(t *testing.T, factory *generic.Factory[*widget.Widget], serving *servingSwitch, retired, fresh generic.Handle[*widget.Widget])
 	}{
 		{name: "Shutdown", end: func(_ *testing.T, factory *generic.Factory[*widget.Widget], _ *servingSwitch, _, _ generic.Handle[*widget.Widget]) {
@@ -365,10 +373,11 @@ func TestRetiredInformerRunsUntil(t *testing.T) {
 			startAndSync(t, factory)
 			serving.stopServing()
 			waitForState(t, fresh, generic.Stopped)
-			if acquire(factory, widget.GVR).Informer() == fresh.Informer() {
+			newlyRetired := fresh.Informer()
+			if acquire(factory, widget.GVR).Informer() == newlyRetired {
 				t.Error("Acquire returned the informer that stopped for good")
 			}
-			if fresh.Informer().IsStopped() {
+			if newlyRetired.IsStopped() {
 				t.Error("the newly retired informer was cancelled")
 			}
 		}},
@@ -385,10 +394,11 @@ func TestRetiredInformerRunsUntil(t *testing.T) {
 			serving.stopServing()
 			<-gate.entered // the first delete is in the handler, two wait
 			waitForState(t, retired, generic.Stopped)
+			retiredShared := retired.Informer()
 			fresh := acquire(factory, widget.GVR)
 			// Proving that nothing cancels it takes a wait; cancelled, it
 			// stops within milliseconds.
-			cancelled := stopsWithin(retired, 2*time.Second)
+			cancelled := stopsWithin(retiredShared, 2*time.Second)
 			close(gate.open)
 			if cancelled {
 				t.Fatal("Acquire cancelled the informer it replaced while it delivered its deletes")
@@ -397,7 +407,7 @@ func TestRetiredInformerRunsUntil(t *testing.T) {
 				t.Errorf("deletes delivered (-want +got):\n%s", diff)
 			}
 			tt.end(t, factory, serving, retired, fresh)
-			waitUntil(t, "the retired informer stopped", retired.Informer().IsStopped)
+			waitUntil(t, "the retired informer stopped", retiredShared.IsStopped)
 		})
 	}
 }
@@ -442,9 +452,9 @@ func (g *deleteGate) deletes(t *testing.T, n int) int {
 }
 
 // stopsWithin reports whether informer stops within d.
-func stopsWithin[T generic.Object](informer generic.Informer[T], d time.Duration) bool {
+func stopsWithin(informer cache.SharedIndexInformer, d time.Duration) bool {
 	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, d, true,
-		func(context.Context) (bool, error) { return informer.Informer().IsStopped(), nil })
+		func(context.Context) (bool, error) { return informer.IsStopped(), nil })
 	return err == nil
 }
 

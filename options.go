@@ -47,6 +47,10 @@ type FactoryOption interface {
 // (Factory.Acquire, typed.InformerFor and the rest, NewInformer), as
 // controller-runtime's cache.ByObject does; given to a factory it is a
 // FactoryOption and applies to every informer. A nil option is ignored.
+// Given to an Acquire of a selection whose informer exists already, it
+// must be one that informer can honour (indexes are added to it; another
+// setting of an option that cannot change on a running informer is an
+// *OptionConflictError): see Factory.Acquire.
 type InformerOption interface {
 	FactoryOption
 	applyToInformer(o *options)
@@ -142,7 +146,9 @@ func WithNamespace(namespace string) InformerOption {
 // or field that both the tweak and an option constrain, differently, is an
 // error naming both. Every request then gets the tweak, followed by the
 // combined selectors; a tweak whose selectors change from call to call
-// keeps those of its first call.
+// keeps those of its first call. Two tweaks are the same setting for a
+// shared informer (Factory.Acquire) when they set the same on an empty
+// metav1.ListOptions, selectors aside.
 func WithTweakListOptions(tweak TweakListOptionsFunc) InformerOption {
 	return informerOption(func(o *options) { o.tweakListOptions = tweak })
 }
@@ -150,7 +156,10 @@ func WithTweakListOptions(tweak TweakListOptionsFunc) InformerOption {
 // WithLabelSelector limits the informers to the objects whose labels match
 // selector, in the syntax of metav1.ListOptions.LabelSelector ("app=web",
 // "tier in (a,b)"). A selector that does not parse (labels.Parse) is an
-// error where the Option is given.
+// error where the Option is given. It is written in one form, which names
+// the informer and is sent to the server: its requirements sorted, without
+// repeats, "==" as "=", the values of "in" and "notin" sorted; so
+// "b=2,a=1" and "a=1,b=2" make one informer and one watch.
 func WithLabelSelector(selector string) InformerOption {
 	return informerOption(func(o *options) { o.labelSelector = selector })
 }
@@ -158,7 +167,9 @@ func WithLabelSelector(selector string) InformerOption {
 // WithFieldSelector limits the informers to the objects whose fields match
 // selector, in the syntax of metav1.ListOptions.FieldSelector
 // ("spec.nodeName=node-1"). A selector that does not parse
-// (fields.ParseSelector) is an error where the Option is given.
+// (fields.ParseSelector) is an error where the Option is given. It is
+// written in one form, as WithLabelSelector's: its terms sorted, without
+// repeats, "==" as "=".
 func WithFieldSelector(selector string) InformerOption {
 	return informerOption(func(o *options) { o.fieldSelector = selector })
 }
@@ -173,7 +184,9 @@ func WithFieldSelector(selector string) InformerOption {
 // is reported as an *IndexError and the object is left out of that index,
 // and while the function fails on any object every read of the index
 // returns a *PartialIndexError beside what it found; a nil index function
-// is reported so, and the index left out.
+// is reported so, and the index left out. Given to an Acquire of a
+// selection whose informer exists, the indexes it lacks are added to it;
+// one it has with another function is refused (see Factory.Acquire).
 func WithIndexers(indexers cache.Indexers) InformerOption {
 	return informerOption(func(o *options) {
 		for name, fn := range indexers {
@@ -203,7 +216,9 @@ func WithIndexers(indexers cache.Indexers) InformerOption {
 // (package unstructured) shares only after the transform: its transform
 // gets objects as the dynamic client made them, and may edit any part.
 // Informer().SetTransform, client-go's way, sets this same transform,
-// until the informer starts.
+// until the informer starts (and for the informers of a Factory that
+// replace it). A later Acquire of the same selection with another
+// transform, or none, is refused (see Factory.Acquire).
 func WithTransform(transform cache.TransformFunc) InformerOption {
 	return informerOption(func(o *options) { o.transform = transform })
 }
@@ -245,9 +260,10 @@ func WithStateHandler(handler StateHandler) InformerOption {
 // themselves when the resource is served again. A resource that was never
 // listed (its CRD not installed yet) is NotServed and probed either way:
 // only a resource that goes away stops the informer. A Factory replaces a
-// stopped informer with a fresh one at the next Acquire, and lets the old
-// one run on, idle, until its handlers may have had every delete (see
-// Factory.Acquire).
+// stopped informer with a fresh one at the next Acquire or Start, and lets
+// the old one run on, idle, until its handlers may have had every delete
+// (see Factory.Acquire); until then, reads through its Handles fail with
+// an error wrapping ErrInformerStopped (see Handle).
 func WithStopWhenNotServed() InformerOption {
 	return informerOption(func(o *options) { o.stopWhenGone = true })
 }
@@ -330,7 +346,11 @@ func resolveOptions(opts []FactoryOption) (options, error) {
 	if err := o.validate(); err != nil {
 		return o, err
 	}
-	return o, o.addTweakSelectors()
+	if err := o.addTweakSelectors(); err != nil {
+		return o, err
+	}
+	o.labelSelector, o.fieldSelector = canonicalLabelSelector(o.labelSelector), canonicalFieldSelector(o.fieldSelector)
+	return o, nil
 }
 
 // validate returns why the options cannot be used, or nil.

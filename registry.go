@@ -125,11 +125,15 @@ func (r *Registry) Statuses() map[schema.GroupVersionResource]Status {
 
 // Start runs every informer that is not running yet, each in its own
 // goroutine, until ctx ends or Shutdown is called, and runs informers asked
-// for later at once under ctx (unless withDeferredStart). It does not block,
-// may be called any number of times, and does nothing after Shutdown. A
-// nil ctx is taken as context.Background(). Ending ctx stops the informers
-// as client-go's factories' stop channel does; Release, RemoveResource and
-// Shutdown are the ways to stop them and wait for their end.
+// for later at once under ctx (unless withDeferredStart). An informer that
+// has stopped or is stopping (the context of an earlier Start ended, or it
+// stopped for good) is replaced first by a fresh one, as Acquire replaces
+// it, to which its holds carry over: the Handles taken before read the
+// fresh one (see Handle). It does not block, may be called any number of
+// times, and does nothing after Shutdown. A nil ctx is taken as
+// context.Background(). Ending ctx stops the informers as client-go's
+// factories' stop channel does; Release, RemoveResource and Shutdown are
+// the ways to stop them and wait for their end.
 //
 // With WithMembership, Start joins the membership's group instead: the
 // informers start once it gave the replica its shard, and run until the

@@ -3,7 +3,9 @@ package generic
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -48,7 +50,7 @@ type Selection struct {
 	Type string
 	// Namespace, LabelSelector and FieldSelector are its namespace ("":
 	// all) and selectors, as its Options (and WithTweakListOptions) give
-	// them.
+	// them, in the one form WithLabelSelector and WithFieldSelector say.
 	Namespace, LabelSelector, FieldSelector string
 	// Shard is the shard given to it alone (WithShard on Acquire), as
 	// Shard.String writes it; "" when it follows the Registry's.
@@ -104,6 +106,21 @@ func (r *Registry) WaitForCacheSync(ctx context.Context) SyncResult {
 // selection is the Selection the key names, of runner's Go type.
 func (k informerKey) selection(r runner) Selection {
 	return Selection{GVR: k.gvr, Type: r.objectType(), Namespace: k.namespace, LabelSelector: k.labelSelector, FieldSelector: k.fieldSelector, Shard: k.ownShard}
+}
+
+// text writes the selection as "<gvr> of <type>" followed by its
+// namespace, selectors and own shard, those that are set.
+func (s Selection) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s of %s", s.GVR, s.Type)
+	for _, part := range []struct{ name, value string }{
+		{"namespace", s.Namespace}, {"labels", s.LabelSelector}, {"fields", s.FieldSelector}, {"shard", s.Shard},
+	} {
+		if part.value != "" {
+			fmt.Fprintf(&b, ", %s %q", part.name, part.value)
+		}
+	}
+	return b.String()
 }
 
 func (s Selection) compare(o Selection) int {

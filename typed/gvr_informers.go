@@ -30,11 +30,15 @@ import (
 // those of the drop-in package unstructured, which keeps client-go's
 // dynamic informers' behaviour, are as the dynamic client makes them.
 //
-// It fails, without side effects, on a nil factory, when there is no
-// dynamic client to be had, or an Option is invalid.
+// It fails, without side effects, on a nil factory, a gvr without a
+// version or a resource, when there is no dynamic client to be had, or an
+// Option is invalid.
 func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...generic.InformerOption) (generic.Handle[*unstructured.Unstructured], error) {
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
+	}
+	if err := checkGVR(gvr); err != nil {
+		return nil, err
 	}
 	factory.recordScope(gvr)
 	gf, err := genericFactoryOf[*unstructured.Unstructured](factory, factory.unstructuredSourceOf)
@@ -53,11 +57,14 @@ func UnstructuredFor(factory *Factory, gvr schema.GroupVersionResource, opts ...
 // hold, which the Handle's Release drops.
 //
 // opts are as InformerFor's. It fails, without side effects, on a nil
-// factory, when there is no metadata client to be had, or an Option is
-// invalid.
+// factory, a gvr without a version or a resource, when there is no
+// metadata client to be had, or an Option is invalid.
 func MetadataFor(factory *Factory, gvr schema.GroupVersionResource, opts ...generic.InformerOption) (generic.Handle[*metav1.PartialObjectMetadata], error) {
 	if factory == nil {
 		return nil, errors.New("typed: nil Factory")
+	}
+	if err := checkGVR(gvr); err != nil {
+		return nil, err
 	}
 	factory.recordScope(gvr)
 	gf, err := genericFactoryOf[*metav1.PartialObjectMetadata](factory, factory.metadataSource)
@@ -66,6 +73,17 @@ func MetadataFor(factory *Factory, gvr schema.GroupVersionResource, opts ...gene
 	}
 	// Not under factory.mu: the source asks the factory for the scope.
 	return gf.Acquire(gvr, opts...)
+}
+
+// checkGVR refuses a resource no informer can list: one without a version
+// or a resource name (the empty GroupVersionResource among them), before
+// anything asks discovery about it. The group may be empty: the core
+// group's. (generic.Factory.Acquire refuses them too.)
+func checkGVR(gvr schema.GroupVersionResource) error {
+	if gvr.Version == "" || gvr.Resource == "" {
+		return fmt.Errorf("typed: GroupVersionResource %#v: want a version and a resource (the group may be empty, for the core group)", gvr)
+	}
+	return nil
 }
 
 // genericFactoryOf returns the generic.Factory of T, making it on first use

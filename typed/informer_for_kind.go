@@ -21,12 +21,16 @@ type Object interface {
 }
 
 // InformerForKind is InformerFor for a kind known only at run time, such as
-// one named on a command line. gvk must be registered in the factory's
-// scheme with its list kind. Every call for the same kind and selection
-// shares the same informer; opts are as InformerFor's.
+// one named on a command line. gvk must have a version and a kind, and be
+// registered in the factory's scheme with its list kind. Every call for
+// the same kind and selection shares the same informer; opts are as
+// InformerFor's.
 func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...generic.InformerOption) (generic.Handle[Object], error) {
 	if factory == nil {
 		return nil, fmt.Errorf("typed: nil Factory")
+	}
+	if gvk.Version == "" || gvk.Kind == "" {
+		return nil, fmt.Errorf("typed: GroupVersionKind %#v: want a version and a kind (the group may be empty, for the core group)", gvk)
 	}
 	example, err := factory.scheme.New(gvk)
 	if err != nil {

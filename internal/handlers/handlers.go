@@ -153,9 +153,9 @@ type Hooks struct {
 	Decode  func(obj any) (any, error)
 	Report  func(error)
 	// AddIndexers, if not nil, adds the index functions AddIndexers is
-	// given instead of the shared informer's own AddIndexers (which it
-	// calls in turn), so that they are guarded and get objects from what
-	// the store holds.
+	// given, in the Informer[T]'s way: called with objects (not a compact
+	// store's records), guarded, and kept for the informers that replace
+	// it; the shared informer's own AddIndexers is not called.
 	AddIndexers func(cache.Indexers) error
 }
 
@@ -163,9 +163,9 @@ type Hooks struct {
 // RunWithContext, as client-go users do) calls hooks.Run instead, the
 // Informer[T]'s Run, so that its State, and the factory that shares it,
 // know it is running and when it stops; SetTransform calls
-// hooks.SetTransform; handlers added the client-go way are Measured, each
-// with a cursor of its own, and get objects through hooks.Decode; its
-// store is hooks.Indexer if set.
+// hooks.SetTransform, AddIndexers hooks.AddIndexers; handlers added the
+// client-go way are Measured, each with a cursor of its own, and get
+// objects through hooks.Decode; its store is hooks.Indexer if set.
 func Shared(shared cache.SharedIndexInformer, hooks Hooks) cache.SharedIndexInformer {
 	return &sharedInformer{SharedIndexInformer: shared, hooks: hooks}
 }

@@ -4,11 +4,12 @@
 //
 // An entry is made on first acquire and counts holds; the last release
 // removes it and cancels its run (without waiting: see Release). An entry
-// whose runner has stopped is replaced, at the next acquire, by a fresh
-// one made as it was, and the holds carry over; the stopped one, if its
-// run goes on (an informer that stopped for good still delivers its
-// deletes), is retired, and cancelled when the next one of its key
-// retires, at the last release, or at Shutdown, which waits for every run.
+// whose runner has stopped, or whose run's context has ended, is replaced,
+// at the next acquire or Start, by a fresh one made as it was, and the
+// holds carry over: Latest follows them. The stopped one, if its run goes
+// on (an informer that stopped for good still delivers its deletes), is
+// retired, and cancelled when the next one of its key retires, at the last
+// release, or at Shutdown, which waits for every run.
 //
 // It imports nothing of this module: what it runs (R) and how it tells
 // that one stopped are the factory's, handed to New.
@@ -17,6 +18,7 @@ package registry
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Registry holds the runners of a factory by key. It is safe for
@@ -54,10 +56,13 @@ type Entry[K comparable, R any] struct {
 	// holders counts the holds not yet released.
 	holders int
 	// successor is the entry that replaced this one when it stopped; the
-	// holds carried over to it.
-	successor *Entry[K, R]
-	// cancel stops the run; nil until the Registry ran it.
+	// holds carried over to it. Set once, under the Registry's lock; read
+	// without it by Latest.
+	successor atomic.Pointer[Entry[K, R]]
+	// cancel stops the run; nil until the Registry ran it. runCtx is the
+	// run's context.
 	cancel context.CancelFunc
+	runCtx context.Context
 	// done is closed when the run has returned.
 	done chan struct{}
 	// gone is closed once the entry (or the one that replaced it) has
@@ -134,6 +139,18 @@ func New[K comparable, R any](run func(context.Context, R), stopped func(R) bool
 
 func (e *Entry[K, R]) started() bool { return e.cancel != nil }
 
+// Latest returns the entry that holds e's holds now: e, or the entry that
+// replaced it (Acquire, Start), or the one that replaced that, and so on.
+// It takes no lock: a replacement made at the same moment may be missed,
+// and is seen by the next call. Once e has left the Registry (its last
+// Release, RemoveWhere, Shutdown), it is the last entry of its line.
+func (e *Entry[K, R]) Latest() *Entry[K, R] {
+	for next := e.successor.Load(); next != nil; next = e.successor.Load() {
+		e = next
+	}
+	return e
+}
+
 // running reports whether the entry's run goes on.
 func (e *Entry[K, R]) running() bool {
 	select {
@@ -152,9 +169,10 @@ func (e *Entry[K, R]) cancelIfStarted() {
 }
 
 // Acquire takes a hold on the runner of key, making it with newRunner if there
-// is none or the one there stopped (unless the Registry is shutting down),
-// and runs it if the Registry has started. newRunner is called with the
-// Registry's lock held: it must not call back into the Registry.
+// is none or the one there is over (stopped, or its run's context ended;
+// not while the Registry is shutting down), and runs it if the Registry
+// has started. newRunner is called with the Registry's lock held: it must
+// not call back into the Registry.
 func (r *Registry[K, R]) Acquire(key K, newRunner func() R) *Entry[K, R] {
 	r.mu.Lock()
 	e, previous := r.entryFor(key, newRunner)
@@ -171,30 +189,46 @@ func (r *Registry[K, R]) Acquire(key K, newRunner func() R) *Entry[K, R] {
 }
 
 // entryFor returns the live entry of key, making it if there is none or
-// the one there stopped. A stopped entry whose run goes on is kept as
-// retired, and the one retired before it is returned, to be cancelled.
-// r.mu must be held.
+// replacing the one there if it is over (see replaceLocked). r.mu must be
+// held.
 func (r *Registry[K, R]) entryFor(key K, newRunner func() R) (e, previous *Entry[K, R]) {
 	e, ok := r.entries[key]
-	if ok && (!r.stopped(e.Runner) || r.shuttingDown) {
+	switch {
+	case !ok:
+		e = &Entry[K, R]{Key: key, Runner: newRunner(), newRunner: newRunner, gone: newGone()}
+		r.entries[key] = e
 		return e, nil
+	case r.over(e):
+		return r.replaceLocked(e)
 	}
-	if ok {
-		newRunner = e.newRunner // a replacement is made as the runner it replaces
+	return e, nil
+}
+
+// over reports whether e should be replaced: its runner has stopped, or
+// the Registry runs it and its run's context has ended (it is stopping,
+// and will not run again), and the Registry is not shutting down. A
+// runner whose run returned at once, as one run by hand already does,
+// is over when it stops. r.mu must be held.
+func (r *Registry[K, R]) over(e *Entry[K, R]) bool {
+	if r.shuttingDown {
+		return false
 	}
-	fresh := &Entry[K, R]{Key: key, Runner: newRunner(), newRunner: newRunner, gone: newGone()}
-	r.entries[key] = fresh
-	if !ok {
-		return fresh, nil
-	}
-	fresh.holders = e.holders
-	fresh.gone = e.gone // the holds, and their end, carry over
-	e.successor = fresh
+	return r.stopped(e.Runner) || (e.started() && e.running() && e.runCtx.Err() != nil)
+}
+
+// replaceLocked replaces e, which is over, by a fresh entry made as e was
+// (its newRunner), to which e's holds carry over. An e whose run goes on
+// is kept as retired, and the one retired before it is returned, to be
+// cancelled. r.mu must be held.
+func (r *Registry[K, R]) replaceLocked(e *Entry[K, R]) (fresh, previous *Entry[K, R]) {
+	fresh = &Entry[K, R]{Key: e.Key, Runner: e.newRunner(), newRunner: e.newRunner, gone: e.gone, holders: e.holders}
+	r.entries[e.Key] = fresh
+	e.successor.Store(fresh) // the holds, and their end (gone), carry over
 	if !e.started() || !e.running() {
 		return fresh, nil
 	}
-	previous = r.retired[key]
-	r.retired[key] = e
+	previous = r.retired[e.Key]
+	r.retired[e.Key] = e
 	return fresh, previous
 }
 
@@ -204,9 +238,7 @@ func (r *Registry[K, R]) entryFor(key K, newRunner func() R) (e, previous *Entry
 // not wait for the run to return: Shutdown does.
 func (r *Registry[K, R]) Release(e *Entry[K, R]) bool {
 	r.mu.Lock()
-	for e.successor != nil {
-		e = e.successor
-	}
+	e = e.Latest()
 	if r.entries[e.Key] != e {
 		r.mu.Unlock()
 		return false // released already, or shut down
@@ -315,28 +347,42 @@ func (r *Registry[K, R]) Running() []R {
 
 // Start runs every entry that is not running yet, each in its own
 // goroutine, until ctx ends or Shutdown, and those acquired later at once
-// under ctx (unless deferred). It does not block, and does nothing after
-// Shutdown.
+// under ctx (unless deferred). An entry that is over (stopped, or its run's
+// context ended, as when the context of an earlier Start ended) is
+// replaced first, as Acquire would replace it, so that its holds are on a
+// running runner again; not if deferred, where client-go's factories leave
+// a stopped informer stopped, nor if ctx has ended already. It does not
+// block, and does nothing after Shutdown.
 func (r *Registry[K, R]) Start(ctx context.Context) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.shuttingDown {
+		r.mu.Unlock()
 		return
 	}
 	if !r.deferred {
 		r.startCtx = ctx
 	}
+	var previous []*Entry[K, R]
 	for _, e := range r.entries {
+		if !r.deferred && ctx.Err() == nil && e.started() && r.over(e) {
+			var retired *Entry[K, R]
+			e, retired = r.replaceLocked(e)
+			previous = append(previous, retired)
+		}
 		if !e.started() {
 			r.runLocked(ctx, e)
 		}
+	}
+	r.mu.Unlock()
+	for _, e := range previous {
+		e.cancelIfStarted()
 	}
 }
 
 // runLocked starts one entry's run; r.mu must be held.
 func (r *Registry[K, R]) runLocked(ctx context.Context, e *Entry[K, R]) {
 	runCtx, cancel := context.WithCancel(ctx)
-	e.cancel = cancel
+	e.cancel, e.runCtx = cancel, runCtx
 	e.done = make(chan struct{})
 	r.live[e] = struct{}{}
 	go func() {
