@@ -28,8 +28,9 @@
 // FromUnstructured), once per object as it is ingested, never on reads.
 // Every informer reaches its cache through that one ingest path: an object
 // that does not decode (Undecodable) or convert is reported as a
-// *ConversionError and skipped, and a known object that turns bad leaves
-// the cache as a delete of its last good state.
+// *ConversionError and skipped, and a known object whose new state does not
+// decode keeps its last good state, marked stale (Status.Stale): a delete
+// is a fact from the server, never an inference from an error.
 // Options come in two types: a FactoryOption applies to every informer of
 // a Registry, an InformerOption to one (Acquire) and, given to a factory,
 // to all (WithNamespace, WithResyncPeriod, WithIndexers, WithTransform,

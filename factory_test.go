@@ -161,7 +161,7 @@ func TestFactoryTypedViewSkipsMalformed(t *testing.T) {
 		wantSkipped []string // keys of the ConversionErrors reported so far
 		wantEvents  []generictest.Event
 		wantSizes   map[string]int32
-		wantStale   []string // keys of Status.StaleObjects
+		wantStale   []string // keys of generic.StaleObjects
 	}{{
 		name:        "a malformed create is reported and skipped",
 		change:      func() { fake.Create(newWidget("team-a", "broken-2", "huge")) },
@@ -208,11 +208,11 @@ func TestFactoryTypedViewSkipsMalformed(t *testing.T) {
 				t.Errorf("cached Widgets (-want +got):\n%s", diff)
 			}
 			var stale []string
-			for _, o := range informer.Status().StaleObjects {
+			for _, o := range generic.StaleObjects(informer) {
 				stale = append(stale, o.Key)
 			}
 			if diff := cmp.Diff(tc.wantStale, stale); diff != "" {
-				t.Errorf("Status.StaleObjects (-want +got):\n%s", diff)
+				t.Errorf("StaleObjects (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -81,6 +81,8 @@ func (h *handle[T]) GroupVersionResource() schema.GroupVersionResource { return 
 
 func (h *handle[T]) Status() Status { return h.current().Status() }
 
+func (h *handle[T]) StaleObjects() []StaleObject { return h.current().StaleObjects() }
+
 func (h *handle[T]) Ownership() Ownership { return h.current().Ownership() }
 
 func (h *handle[T]) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {

@@ -369,23 +369,23 @@ func (i *informer[T]) Status() Status {
 		s.FieldSelector = i.selection.fields.String()
 	}
 	s.Progress = SyncProgress(i.telemetry.Progress(i.shared.HasSynced()))
-	s.Stale, s.StaleObjects = i.staleObjects()
+	_, s.Stale = i.chain.Stale(0)
 	s.DroppedErrors = i.callbacks.Dropped()
 	return s
 }
 
-// staleObjects is how many objects the ingest keeps at a last good state,
-// and the first StaleObjectsReported of them (Status.Stale).
-func (i *informer[T]) staleObjects() (int, []StaleObject) {
-	stale, n := i.chain.Stale(StaleObjectsReported)
-	if n == 0 {
-		return 0, nil
+// StaleObjects is every object the ingest keeps at a last good state (see
+// the function StaleObjects).
+func (i *informer[T]) StaleObjects() []StaleObject {
+	stale, _ := i.chain.Stale(-1)
+	if len(stale) == 0 {
+		return nil
 	}
 	out := make([]StaleObject, len(stale))
 	for k, st := range stale {
 		out[k] = StaleObject{Key: st.Key.String(), ResourceVersion: st.ResourceVersion, Err: st.Err, Since: st.Since}
 	}
-	return n, out
+	return out
 }
 
 // Run runs the shared informer, and tells the state machine when it starts,

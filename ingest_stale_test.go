@@ -114,10 +114,14 @@ func testKnownObjectsTurningBadStay(t *testing.T, listOnly bool, convert generic
 	seen.until(t, "cm-0 at size 1", seen.has(event{Verb: "MODIFIED", Key: "default/cm-0", Last: "1"}))
 
 	// An update that does not convert: stale, not deleted.
-	badRV := server.update(bad()).ResourceVersion
+	written := server.update(bad())
+	badRV := written.ResourceVersion
 	waitForStale(t, ctx, informer, []string{"default/cm-0"}, badRV)
 	checkCached(t, informer, "cm-0", "1")
 	waitForCacheRV(t, ctx, informer, badRV)
+	if err := informer.WaitForWrite(ctx, written); !errors.Is(err, generic.ErrStale) {
+		t.Errorf("WaitForWrite of the state that did not convert: %v, want an error wrapping ErrStale", err)
+	}
 
 	// A relist that lists the bad state keeps the last good one.
 	lists := server.listCount()
@@ -212,16 +216,18 @@ func waitForStale(t *testing.T, ctx context.Context, informer generic.Informer[*
 	t.Helper()
 	var got []string
 	var status generic.Status
+	var stale []generic.StaleObject
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		status = informer.Status()
+		stale = generic.StaleObjects(informer)
 		got = nil
-		for _, o := range status.StaleObjects {
+		for _, o := range stale {
 			got = append(got, o.Key)
 		}
-		return cmp.Equal(keys, got) && status.Stale == len(keys) && (len(keys) == 0 || status.StaleObjects[0].ResourceVersion == rv && status.StaleObjects[0].Err != nil), nil
+		return cmp.Equal(keys, got) && status.Stale == len(keys) && (len(keys) == 0 || stale[0].ResourceVersion == rv && stale[0].Err != nil), nil
 	})
 	if err != nil {
-		t.Fatalf("Status.Stale %d, StaleObjects %+v; want %v at resourceVersion %s", status.Stale, status.StaleObjects, keys, rv)
+		t.Fatalf("Status.Stale %d, StaleObjects %+v; want %v at resourceVersion %s", status.Stale, stale, keys, rv)
 	}
 }
 

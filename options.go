@@ -204,9 +204,9 @@ func WithIndexers(indexers cache.Indexers) InformerOption {
 // drop fields nobody reads. A result that is not a non-nil T is reported to
 // the ErrorHandler (wrapping ErrUnexpectedType) and the object goes on as it
 // was before the transform. An error makes the object one that did not
-// convert: reported as a *ConversionError and skipped, and a cached object
-// whose update fails so leaves the cache as a delete of its last good
-// state. An object reaches the transform with a metadata.labels map of its
+// convert: reported as a *ConversionError and skipped; a cached object
+// whose update fails so keeps its last good state, marked stale
+// (Status.Stale), and is never delivered as deleted. An object reaches the transform with a metadata.labels map of its
 // own (a copy, one allocation an object), and a typed object with
 // annotations of its own too, which it may edit in place: the objects of
 // typed's factories otherwise share equal labels maps, so the objects of an

@@ -27,12 +27,15 @@ import (
 // (an add, update or delete, a relist, or a watch bookmark), under the same
 // lock as the change itself; the server sends a watch's events in
 // resource-version order, so a cache at resource version N has applied
-// every event up to N and none after. Events the informer does not store
-// (objects that did not convert, or filtered out on the client) do not move
-// it, and the delete this library delivers for a known object whose update
-// did not convert carries the object's last good, older, resource version:
-// the cache's resource version may lag, and a wait end later, never
-// earlier. Resource versions are compared with
+// every event up to N and none after. An event whose object did not
+// convert moves it as a bookmark would (the object keeps its last good
+// state, marked stale: Status.Stale), and so does one the shard filter
+// leaves out; one of an object the informer never held, with no readable
+// resource version, does not move it: the cache's resource version may
+// lag, and a wait end later, never earlier. A wait for a write whose state
+// did not convert (WaitForWrite) sees the cache at the write's resource
+// version holding an older state of the object: it is an error naming
+// the object as stale. Resource versions are compared with
 // apimachinery's resourceversion.CompareResourceVersion: decimal integers
 // without leading zeros, as kube-apiserver's are. Others (an aggregated API
 // server may make its own) cannot be ordered and make the wait return a
@@ -48,6 +51,12 @@ import (
 // has stopped (or stops during the wait) before its cache reached what was
 // waited for: its cache will not change any more.
 var ErrInformerStopped = errors.New("informer stopped")
+
+// ErrStale is wrapped by the error of a WaitForWrite whose written state
+// the informer could not take (it did not decode, convert or transform):
+// the cache keeps the object's last good state, marked stale (see
+// Status.Stale), and will not hold the written one.
+var ErrStale = errors.New("the cached object is stale")
 
 // ErrResourceVersionNotTracked is wrapped by the error of every wait when
 // client-go's feature gate AtomicFIFO is off (KUBE_FEATURE_AtomicFIFO=false):
@@ -108,6 +117,10 @@ func (i *informer[T]) WaitForWrite(ctx context.Context, obj T) error {
 	return i.waitFor(ctx, what, rv, true, func(cachedRV string) (bool, error) {
 		older, objRV, err := i.holdsOlder(key, rv)
 		if older {
+			if stale, ok := i.chain.StaleOf(key); ok {
+				return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cache has applied every event up to resource version %q and holds the object at %q, its last good state: its state at %q did not decode, convert or transform (%v): %w",
+					i.gvr, key, cachedRV, objRV, stale.ResourceVersion, stale.Err, ErrStale)
+			}
 			return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cache has applied every event up to resource version %q but holds the object at %q, older than %q: the object is not of this informer's resource",
 				i.gvr, key, cachedRV, objRV, rv)
 		}

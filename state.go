@@ -116,35 +116,10 @@ type Status struct {
 	// Stale is how many objects the cache holds at their last good state
 	// although the server has a newer state of each that did not decode,
 	// convert or transform (each reported to the ErrorHandler as a
-	// *ConversionError): a custom resource that drifted from the
-	// controller's Go type, say. Such an object is never delivered as
-	// deleted, since the server still has it: it stays as it last was
-	// until a state of it is good again or the server deletes it.
-	// StaleObjects names them, sorted by key, StaleObjectsReported at
-	// most. Informer.Status and Factory.Statuses set both; the
-	// StateHandler's Status has them zero.
-	Stale        int
-	StaleObjects []StaleObject
-}
-
-// StaleObjectsReported is how many stale objects Status.StaleObjects names
-// at most (Status.Stale counts them all).
-const StaleObjectsReported = 100
-
-// StaleObject is an object an informer's cache holds at its last good
-// state although the server has a newer one that did not decode, convert
-// or transform (see Status.Stale).
-type StaleObject struct {
-	// Key is its cache key, "namespace/name" or "name".
-	Key string
-	// ResourceVersion is that of the newer state ("" if it could not be
-	// read); the cached object carries an older one.
-	ResourceVersion string
-	// Err is why the newer state did not decode, convert or transform.
-	Err error
-	// Since is when the informer first met a state of the object it could
-	// not take, since it last took one.
-	Since time.Time
+	// *ConversionError); StaleObjects names them. Such an object is never
+	// delivered as deleted, since the server still has it. Informer.Status
+	// and Factory.Statuses set it; the StateHandler's Status has it zero.
+	Stale int
 }
 
 // StateHandler is told of every change of an informer's State, once per

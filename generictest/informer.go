@@ -27,6 +27,10 @@ var _ generic.Informer[*unstructured.Unstructured] = (*Informer[*unstructured.Un
 // Informer returns the underlying shared informer.
 func (i *Informer[T]) Informer() cache.SharedIndexInformer { return i.inner.Informer() }
 
+// StaleObjects returns the objects the informer keeps at their last good
+// state: generic.StaleObjects of the informer it wraps.
+func (i *Informer[T]) StaleObjects() []generic.StaleObject { return generic.StaleObjects(i.inner) }
+
 // Lister returns the informer's Lister.
 func (i *Informer[T]) Lister() generic.Lister[T] { return i.inner.Lister() }
 

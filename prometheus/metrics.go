@@ -130,6 +130,7 @@ type Metrics struct {
 	lastSync *prometheus.Desc
 	state    *prometheus.Desc
 	received *prometheus.Desc
+	stale    *prometheus.Desc
 
 	queue       *queueMetrics
 	memberships *memberships
@@ -169,6 +170,7 @@ func New() *Metrics {
 		lastSync:    prometheus.NewDesc(name("last_sync_timestamp_seconds"), "Unix time of the informer's last complete list; 0 if none.", labelNames, nil),
 		state:       prometheus.NewDesc(name("state"), "How many informers with these labels are in each state (NotStarted, Syncing, Synced, NotServed, Forbidden, Stopped).", append(append([]string(nil), labelNames...), "state"), nil),
 		received:    prometheus.NewDesc(name("initial_sync_received_objects"), "Objects the informer's initial sync has received from the server so far.", labelNames, nil),
+		stale:       prometheus.NewDesc(name("stale_objects"), "Objects the informer's cache holds at their last good state although the server has a newer one that did not decode, convert or transform (generic.Status.Stale).", labelNames, nil),
 		queue:       newQueueMetrics(),
 		memberships: newMemberships(),
 		delays:      newConsistencyDelays(),
@@ -235,6 +237,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.lastSync
 	ch <- m.state
 	ch <- m.received
+	ch <- m.stale
 	m.memberships.describe(ch)
 }
 
@@ -258,7 +261,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 	m.mu.Unlock()
 	for l, informers := range sets {
-		var objects, received, lastSync float64
+		var objects, received, lastSync, stale float64
 		inState := make(map[generic.State]float64, len(states))
 		for _, i := range informers {
 			if i.gauges.ObjectsCached != nil {
@@ -270,12 +273,14 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 			status := i.gauges.Status()
 			inState[status.State]++
 			received += float64(status.Progress.Received)
+			stale += float64(status.Stale)
 			if !status.LastSync.IsZero() {
 				lastSync = max(lastSync, float64(status.LastSync.UnixNano())/1e9)
 			}
 		}
 		ch <- prometheus.MustNewConstMetric(m.objects, prometheus.GaugeValue, objects, l.values()...)
 		ch <- prometheus.MustNewConstMetric(m.received, prometheus.GaugeValue, received, l.values()...)
+		ch <- prometheus.MustNewConstMetric(m.stale, prometheus.GaugeValue, stale, l.values()...)
 		ch <- prometheus.MustNewConstMetric(m.lastSync, prometheus.GaugeValue, lastSync, l.values()...)
 		for _, s := range states {
 			ch <- prometheus.MustNewConstMetric(m.state, prometheus.GaugeValue, inState[s], l.values(s.String())...)

@@ -163,6 +163,7 @@ func TestScrape(t *testing.T) {
 		series("generic_informer_requests_total", "request=watch"): 2,
 		series("generic_informer_relists_total"):                   0,
 		series("generic_informer_initial_sync_received_objects"):   3,
+		series("generic_informer_stale_objects"):                   0,
 		series("generic_informer_state", "state=NotStarted"):       0,
 		series("generic_informer_state", "state=Syncing"):          0,
 		series("generic_informer_state", "state=Synced"):           2,
@@ -337,6 +338,37 @@ func TestDroppedErrors(t *testing.T) {
 			}
 			if got, ok := scrape(t, registry)[name]; ok {
 				t.Errorf("%s = %v after every informer was deleted, want no series", name, got)
+			}
+		})
+	}
+}
+
+// TestStaleObjects: generic_informer_stale_objects is the sum of the
+// Status.Stale of the informers of its labels (issue 45: objects kept at
+// their last good state are counted).
+func TestStaleObjects(t *testing.T) {
+	tests := []struct {
+		name  string
+		stale []int
+		want  float64
+	}{
+		{name: "none", stale: []int{0}, want: 0},
+		{name: "one informer", stale: []int{2}, want: 2},
+		{name: "two informers of one resource", stale: []int{2, 3}, want: 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			metrics := genericprometheus.New()
+			registry := prometheus.NewPedanticRegistry()
+			registry.MustRegister(metrics)
+			for _, n := range tc.stale {
+				informer := metrics.NewInformerMetrics(generic.InformerID{GVR: configMaps}, generic.InformerGauges{
+					Status: func() generic.Status { return generic.Status{State: generic.Synced, Stale: n} },
+				})
+				defer informer.Delete()
+			}
+			if got := scrape(t, registry)[series("generic_informer_stale_objects")]; got != tc.want {
+				t.Errorf("generic_informer_stale_objects = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -217,6 +217,7 @@ func TestWorkqueueAndInformerMetrics(t *testing.T) {
 		series("generic_informer_objects"):                       2,
 		series("generic_informer_events_total", "type=add"):      1,
 		series("generic_informer_initial_sync_received_objects"): 0,
+		series("generic_informer_stale_objects"):                 0,
 		series("generic_informer_last_sync_timestamp_seconds"):   0,
 	}
 	for _, s := range []string{"NotStarted", "Syncing", "Synced", "NotServed", "Forbidden", "Stopped"} {

@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -399,4 +400,55 @@ func startTouching(client kubernetes.Interface, namespace string, n int) *touche
 func (t *toucher) Stop() {
 	close(t.stop)
 	t.done.Wait()
+}
+
+// TestMembershipBesideACRDNotInstalled is issue 45's "a sharded deployment
+// with one informer of a kind not installed yet never owns anything":
+// three replicas in one Lease group, each with a ConfigMap informer and,
+// in the second case, an informer of a resource whose CRD is not installed
+// (NotServed, as any controller started before its CRD has), settle to an
+// exact partition of the ConfigMaps, each owned by exactly one replica, in
+// about the time the group without it takes (both are logged). Before, the
+// group with it owned nothing after 30 s: widening waited for the NotServed
+// informer to list, which it never does.
+func TestMembershipBesideACRDNotInstalled(t *testing.T) {
+	notInstalled := schema.GroupVersionResource{Group: "notyet.example.com", Version: "v1", Resource: "gadgets"}
+	ctx := testContext(t)
+	config := fastConfig(shared.Config)
+	client := kubernetes.NewForConfigOrDie(config)
+	tests := []struct {
+		name         string
+		notInstalled bool
+	}{
+		{name: "ConfigMaps alone", notInstalled: false},
+		{name: "beside a CRD not installed", notInstalled: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			namespace := generateNamespace(t, client, "notserved-")
+			createConfigMaps(t, client, namespace, 300)
+			started := time.Now()
+			var replicas []*memberReplica
+			for _, id := range []string{"a", "b", "c"} {
+				r := newMemberReplica(t, config, namespace, id)
+				if tc.notInstalled {
+					if _, err := typed.UnstructuredFor(r.factory, notInstalled); err != nil {
+						t.Fatal(err)
+					}
+				}
+				r.factory.Start(ctx) // its WaitForCacheSync would wait for the NotServed informer
+				replicas = append(replicas, r)
+			}
+			waitMembersSettled(t, ctx, client, namespace, replicas...)
+			t.Logf("three replicas settled in %v", time.Since(started))
+			if !tc.notInstalled {
+				return
+			}
+			for _, r := range replicas {
+				if got := r.factory.Statuses()[notInstalled].State; got != generic.NotServed {
+					t.Errorf("%s: the informer of %s is %v, want NotServed", r.id, notInstalled.Resource, got)
+				}
+			}
+		})
+	}
 }

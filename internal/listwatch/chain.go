@@ -168,6 +168,16 @@ func (c *Chain[T]) LastListed() (last Listing, ok bool, next <-chan struct{}) {
 // limit < 0), and how many there are.
 func (c *Chain[T]) Stale(limit int) ([]Staleness, int) { return c.ingest.record.staleObjects(limit) }
 
+// StaleOf returns the staleness of the object of cache key key
+// ("namespace/name" or "name"), if the informer holds it stale.
+func (c *Chain[T]) StaleOf(key string) (Staleness, bool) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return Staleness{}, false
+	}
+	return c.ingest.record.latestStaleness(cache.ObjectName{Namespace: namespace, Name: name})
+}
+
 // ListFailing reports whether the server answered the last whole list (or
 // WatchList stream) with an error (a 404, a 403, a 5xx, a timeout): the
 // reflector lists again by itself, with its backoff, under the selection

@@ -7,11 +7,12 @@
 //
 //	  - requests (requests.go) counts the requests sent to the server, and
 //	    the objects of the initial list;
-//	  - ingest (ingest.go, watch.go, record.go) turns each object into T,
-//	    once, per item: one that cannot be decoded or converted is reported
-//	    and skipped, and a known object that turns bad leaves the cache as a
-//	    delete of its last good state, taken from the ingest's own record of
-//	    what it delivered, never from the cache;
+//	  - ingest (ingest.go, watch.go, record.go, stale.go) turns each object
+//	    into T, once, per item: one that cannot be decoded or converted is
+//	    reported and skipped, and a known object that turns bad keeps its
+//	    last good state, marked stale, taken from the ingest's own record of
+//	    what it delivered, never from the cache; a delete is never inferred
+//	    from an error;
 //	  - the shard filter (shard.go) sets the ShardSelector of every request
 //	    and keeps only the shard's objects (KEP-5866), whether the server
 //	    applied the selector or not;

@@ -28,9 +28,10 @@ import (
 //     left out; every other object of the list or watch goes on, and the
 //     informer syncs;
 //   - a watch event whose object is bad is skipped and the watch goes on;
-//     if the object was known, it leaves the cache as a delete carrying its
-//     last good state, taken from the ingest's own record of what it
-//     delivered (lastGood), never from the cache, which lags the queue.
+//     if the object was known, it keeps its last good state, marked stale
+//     (stale.go), taken from the ingest's own record of what it delivered
+//     (lastGood), never from the cache, which lags the queue: a delete is a
+//     fact from the server, never an inference from an error.
 //
 // Conversion happens here rather than in the informer's TransformFunc
 // because client-go fails a whole Replace (the initial list, every relist)

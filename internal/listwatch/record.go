@@ -87,13 +87,14 @@ func (s *objectSet[T]) remove(key cache.ObjectName) {
 // object it has delivered downstream, built from the stream it delivered
 // (lists, then watch events, in their order) and nothing else.
 //
-// It is what lets a known object whose update or delete no longer decodes
-// leave the cache as a delete carrying its last good state, in every
-// interleaving: the cache cannot answer that question, since it lags the
+// It is what lets a known object whose update no longer decodes keep its
+// last good state, marked stale (stale.go), and a delete whose payload does
+// not decode carry that state, in every interleaving: the cache cannot answer that question, since it lags the
 // reflector's queue (an object added and at once updated to a bad state is
 // not in the cache yet when the update is converted). Its values are the
 // very values the cache holds (the objects, or a compact store's records
-// of them: Config.Store), so it costs a map entry per object, not a copy.
+// of them: Config.Store), so it costs a map entry per object, not a copy;
+// its stale objects, one more entry each.
 //
 // A relist (a full list, or a WatchList stream's initial events) replaces
 // the record as a whole, and moves it to a new generation: the watches of
