@@ -113,6 +113,18 @@ type Status struct {
 	// WithErrorHandler). Informer.Status and Factory.Statuses set it; the
 	// StateHandler's Status has it zero.
 	DroppedErrors int64
+	// LastEventResourceVersion is the resourceVersion of the newest object
+	// the informer has handed to its cache and handlers, from a watch
+	// event (an add, update or delete; not a bookmark) or a list; "" before
+	// the first. A handler that has been called with an object at this
+	// resourceVersion or a later one has been told of every change the
+	// informer had taken in when Status was read (a watch delivers in
+	// resourceVersion order), except, during a relist, the notifications
+	// of the relist itself, which come in the list's order: how package
+	// controller's WaitIdle knows that no event is on its way to its
+	// handlers. Informer.Status and Factory.Statuses set it; the
+	// StateHandler's Status has it "".
+	LastEventResourceVersion string
 	// Stale is how many objects the cache holds at their last good state
 	// although the server has a newer state of each that did not decode,
 	// convert or transform (each reported to the ErrorHandler as a

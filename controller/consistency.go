@@ -265,6 +265,19 @@ func (l *writeLog) pending(key cache.ObjectName) []writes.Write {
 	return ws
 }
 
+// all returns every key's recorded writes.
+func (l *writeLog) all() map[cache.ObjectName][]writes.Write {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[cache.ObjectName][]writes.Write, len(l.byKey))
+	for key, objs := range l.byKey {
+		for _, objWrites := range objs {
+			out[key] = append(out[key], objWrites...)
+		}
+	}
+	return out
+}
+
 // clear drops key's writes seen, those the caches have caught up with, as
 // KEP-5647's ConsistencyStore.Clear; a later write of the same object
 // stays.

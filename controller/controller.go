@@ -69,6 +69,9 @@ type Controller struct {
 	keys map[cache.ObjectName]*keyState
 	// delays counts consistency delays (WithQueueMetrics); made by Run.
 	delays delayMetrics
+	// delivered is what each source's handler has been told (idle.go),
+	// set by Run.
+	delivered []delivery
 }
 
 // New makes a Controller named name (the name of its workqueue in metrics
@@ -121,6 +124,11 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	for _, r := range registrations {
+		c.delivered = append(c.delivered, delivery{source: r.source, rv: r.told})
+	}
+	c.mu.Unlock()
 	if err := c.waitForSync(ctx, registrations); err != nil {
 		return err
 	}
@@ -198,6 +206,8 @@ func (c *Controller) begin() (workqueue.TypedRateLimitingInterface[cache.ObjectN
 type registered struct {
 	source       source
 	registration cache.ResourceEventHandlerRegistration
+	// told is how far its handler has been told (idle.go).
+	told *toldUpTo
 }
 
 // cachedUID returns the UID the controller's caches of w's resource hold
@@ -222,11 +232,12 @@ func (c *Controller) register(queue workqueue.TypedRateLimitingInterface[cache.O
 	enqueue := c.enqueuer(queue)
 	report := func(err error) { c.reportError(context.Background(), cache.ObjectName{}, err) }
 	for _, src := range c.sources() {
-		registration, err := src.register(enqueue, report)
+		told := &toldUpTo{}
+		registration, err := src.register(enqueue, report, told)
 		if err != nil {
 			return done, fmt.Errorf("controller %s: handler on %s: %w", c.name, src.gvr, err)
 		}
-		done = append(done, registered{source: src, registration: registration})
+		done = append(done, registered{source: src, registration: registration, told: told})
 	}
 	return done, nil
 }

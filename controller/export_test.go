@@ -2,8 +2,6 @@ package controller
 
 import (
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/generic-informers/generic/internal/idle"
 )
 
 // PendingWrites returns how many writes of key's reconciles the next
@@ -12,8 +10,8 @@ func PendingWrites(c *Controller, key cache.ObjectName) int {
 	return len(c.writes.pending(key))
 }
 
-// IdleReport is what generictest's WaitIdle sees of c.
-func IdleReport(c *Controller) idle.Report { return c.idleReport() }
+// KeysReport is what c's Idle says of its keys, without its informers.
+func KeysReport(c *Controller) IdleReport { return c.keysReport() }
 
 // Records returns how many keys c holds a record of (keystate.go).
 func Records(c *Controller) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -11,12 +12,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/controller"
 	"github.com/generic-informers/generic/generictest"
-	"github.com/generic-informers/generic/internal/idle"
 	"github.com/generic-informers/generic/internal/widget"
 	"github.com/generic-informers/generic/typed"
 )
@@ -43,7 +44,7 @@ func TestIdleDuringRequeueAfter(t *testing.T) {
 	}
 	run(t, c)
 	<-inSecond
-	idle := controller.IdleReport(c).Idle
+	idle := controller.KeysReport(c).Idle
 	close(release)
 	if idle {
 		t.Error("the controller is idle while a reconcile runs")
@@ -55,8 +56,8 @@ var elapsed = regexp.MustCompile(` for [0-9.]+[a-zµ]+$`)
 
 // busyKeys is what the report says of each key, without how long each
 // has been where it is.
-func busyKeys(r idle.Report) []idle.Busy {
-	var busy []idle.Busy
+func busyKeys(r controller.IdleReport) []controller.BusyKey {
+	var busy []controller.BusyKey
 	for _, b := range r.Busy {
 		b.State = elapsed.ReplaceAllString(b.State, "")
 		busy = append(busy, b)
@@ -76,22 +77,22 @@ func TestIdleReportNamesKeyAndCause(t *testing.T) {
 		// atCall: the report is taken at the start of reconcile number
 		// atCall, or before, when the ErrorHandler is told of an error.
 		atCall int
-		want   []idle.Busy
+		want   []controller.BusyKey
 	}{{
 		name:   "in its Reconciler",
 		first:  func() (controller.Result, error) { return controller.Result{}, nil },
 		atCall: 1,
-		want:   []idle.Busy{{Key: "team-a/large", State: "in its Reconciler"}},
+		want:   []controller.BusyKey{{Key: "team-a/large", State: "in its Reconciler"}},
 	}, {
 		name:   "a reconcile that failed",
 		first:  func() (controller.Result, error) { return controller.Result{}, errors.New("widget is broken") },
 		atCall: 2,
-		want:   []idle.Busy{{Key: "team-a/large", State: "in its Reconciler", Cause: "its last reconcile failed: widget is broken"}},
+		want:   []controller.BusyKey{{Key: "team-a/large", State: "in its Reconciler", Cause: "its last reconcile failed: widget is broken"}},
 	}, {
 		name:   "a reconcile that panicked: the first line of the error",
 		first:  func() (controller.Result, error) { panic("kaboom") },
 		atCall: 2,
-		want: []idle.Busy{{Key: "team-a/large", State: "in its Reconciler",
+		want: []controller.BusyKey{{Key: "team-a/large", State: "in its Reconciler",
 			Cause: "its last reconcile failed: controller idle: reconcile of team-a/large panicked: kaboom (…)"}},
 	}, {
 		name: "Requeue",
@@ -99,12 +100,12 @@ func TestIdleReportNamesKeyAndCause(t *testing.T) {
 			return controller.Result{Requeue: true}, nil
 		},
 		atCall: 2,
-		want:   []idle.Busy{{Key: "team-a/large", State: "in its Reconciler", Cause: "its last reconcile returned Result.Requeue"}},
+		want:   []controller.BusyKey{{Key: "team-a/large", State: "in its Reconciler", Cause: "its last reconcile returned Result.Requeue"}},
 	}, {
 		name:   "RequeueAfter",
 		first:  func() (controller.Result, error) { return controller.Result{RequeueAfter: time.Millisecond}, nil },
 		atCall: 2,
-		want:   []idle.Busy{{Key: "team-a/large", State: "in its Reconciler", Cause: "requeued after 1ms (Result.RequeueAfter)"}},
+		want:   []controller.BusyKey{{Key: "team-a/large", State: "in its Reconciler", Cause: "requeued after 1ms (Result.RequeueAfter)"}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,12 +116,12 @@ func TestIdleReportNamesKeyAndCause(t *testing.T) {
 				c        *controller.Controller
 				n        calls
 				once     sync.Once
-				got      idle.Report
+				got      controller.IdleReport
 				reported = make(chan struct{})
 			)
 			report := func() {
 				once.Do(func() {
-					got = controller.IdleReport(c)
+					got = controller.KeysReport(c)
 					close(reported)
 				})
 			}
@@ -157,13 +158,13 @@ func TestIdleReportNamesQueuedKeys(t *testing.T) {
 	var (
 		c        *controller.Controller
 		once     sync.Once
-		got      idle.Report
+		got      controller.IdleReport
 		first    cache.ObjectName
 		reported = make(chan struct{})
 	)
 	c, err := controller.New("idle", controller.For(widgets), func(_ context.Context, key cache.ObjectName) (controller.Result, error) {
 		once.Do(func() {
-			first, got = key, controller.IdleReport(c)
+			first, got = key, controller.KeysReport(c)
 			close(reported)
 		})
 		return controller.Result{}, nil
@@ -173,13 +174,13 @@ func TestIdleReportNamesQueuedKeys(t *testing.T) {
 	}
 	run(t, c)
 	<-reported
-	var want []idle.Busy
+	var want []controller.BusyKey
 	for _, key := range []string{"team-a/large", "team-a/small", "team-b/small"} {
 		state := "queued"
 		if key == first.String() {
 			state = "in its Reconciler"
 		}
-		want = append(want, idle.Busy{Key: key, State: state})
+		want = append(want, controller.BusyKey{Key: key, State: state})
 	}
 	if diff := cmp.Diff(want, busyKeys(got)); diff != "" {
 		t.Errorf("busy keys (-want +got):\n%s", diff)
@@ -201,7 +202,7 @@ func TestIdleReportNamesConsistencyDelay(t *testing.T) {
 		c        *controller.Controller
 		n        calls
 		once     sync.Once
-		got      idle.Report
+		got      controller.IdleReport
 		delay    string
 		reported = make(chan struct{})
 	)
@@ -219,7 +220,7 @@ func TestIdleReportNamesConsistencyDelay(t *testing.T) {
 			return
 		}
 		once.Do(func() {
-			got, delay = controller.IdleReport(c), err.Error()
+			got, delay = controller.KeysReport(c), err.Error()
 			close(reported)
 		})
 	}))
@@ -228,7 +229,7 @@ func TestIdleReportNamesConsistencyDelay(t *testing.T) {
 	}
 	run(t, c)
 	<-reported
-	want := []idle.Busy{{Key: "team-a/primary", State: "waiting for its caches to catch up with its writes",
+	want := []controller.BusyKey{{Key: "team-a/primary", State: "waiting for its caches to catch up with its writes",
 		Cause: strings.TrimPrefix(delay, "controller lagging: key team-a/primary ")}}
 	if diff := cmp.Diff(want, busyKeys(got)); diff != "" {
 		t.Errorf("busy keys (-want +got):\n%s", diff)
@@ -248,17 +249,119 @@ func TestIdleReportNotRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []idle.Report
-	got = append(got, controller.IdleReport(c))
+	var got []controller.IdleReport
+	got = append(got, controller.KeysReport(c))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_ = c.Run(ctx) // returns at once: ctx ended before the handlers synced, or right after
-	got = append(got, controller.IdleReport(c))
-	want := []idle.Report{
+	got = append(got, controller.KeysReport(c))
+	want := []controller.IdleReport{
 		{NotRunning: "controller idle is not running (Run was not called)"},
 		{NotRunning: "controller idle has stopped (its Run returned or is returning)"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reports (-want +got):\n%s", diff)
+	}
+}
+
+// TestWaitIdleWaitsForItsOwnWritesEchoes is issue 46's public wait: a
+// reconcile that bumps a counter in its primary and returns, so that each
+// step is reconciled only once its write's echo (the watch event) has
+// reached the controller's handler. The controller's own WaitIdle (not
+// generictest's, which also knows every write made through the Fake)
+// returns only once every step is done: between a write and its echo the
+// queue is empty, and a wait that read the queue alone returned after the
+// first step.
+func TestWaitIdleWaitsForItsOwnWritesEchoes(t *testing.T) {
+	const steps = 20
+	tests := []struct {
+		name string
+		// workers is the controller's; the echo races the worker's return.
+		workers int
+	}{{name: "one worker", workers: 1}, {name: "four workers", workers: 4}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := newFake(t)
+			cms := generictest.NewInformer[*corev1.ConfigMap](fake)
+			client, err := typed.ClientFor[*corev1.ConfigMap](fake.Factory())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n calls
+			reconcile := func(ctx context.Context, key cache.ObjectName) (controller.Result, error) {
+				n.add(key)
+				cached, err := cms.Lister().Namespace(key.Namespace).Get(key.Name)
+				if err != nil {
+					return controller.Result{}, nil
+				}
+				step, _ := strconv.Atoi(cached.Data["step"])
+				if step >= steps {
+					return controller.Result{}, nil
+				}
+				next := cached.DeepCopy()
+				next.Data = map[string]string{"step": strconv.Itoa(step + 1)}
+				_, err = client.Update(ctx, next, metav1.UpdateOptions{})
+				return controller.Result{}, err
+			}
+			c, err := controller.New("steps", controller.For(cms), reconcile, controller.WithWorkers(tc.workers), fastRetries())
+			if err != nil {
+				t.Fatal(err)
+			}
+			run(t, c)
+			fake.Create(configMap("team-a", "stepper")) // its handlers have it when Create returns
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := c.WaitIdle(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got, err := cms.Lister().Namespace("team-a").Get("stepper")
+			if err != nil {
+				t.Fatal(err)
+			}
+			type outcome struct {
+				Step       string
+				Reconciles int
+			}
+			// One reconcile per step, and the last one that finds it done.
+			if diff := cmp.Diff(outcome{Step: strconv.Itoa(steps), Reconciles: steps + 1}, outcome{got.Data["step"], len(n.take())}); diff != "" {
+				t.Errorf("when WaitIdle returned (-want +got):\n%s", diff)
+			}
+			if r := c.Idle(); !r.Idle {
+				t.Errorf("Idle after WaitIdle: %s", r)
+			}
+		})
+	}
+}
+
+// TestWaitIdleReportsWhatIsBusy: a WaitIdle whose context ends first is a
+// *NotIdleError naming the busy key, where it is and why, and wrapping the
+// context's error.
+func TestWaitIdleReportsWhatIsBusy(t *testing.T) {
+	fake := newFake(t)
+	cms := generictest.NewInformer[*corev1.ConfigMap](fake)
+	c, err := controller.New("broken", controller.For(cms), func(context.Context, cache.ObjectName) (controller.Result, error) {
+		return controller.Result{}, errors.New("the settings are broken")
+	}, fastRetries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, c)
+	fake.Create(configMap("team-a", "settings"))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err = c.WaitIdle(ctx)
+	notIdle, ok := errors.AsType[*controller.NotIdleError](err)
+	if !ok || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitIdle: %v, want a *NotIdleError wrapping context.DeadlineExceeded", err)
+	}
+	var keys []string
+	for _, b := range notIdle.Report.Busy {
+		keys = append(keys, b.Key+" "+b.Cause)
+	}
+	if diff := cmp.Diff([]string{"team-a/settings its last reconcile failed: the settings are broken"}, keys); diff != "" {
+		t.Errorf("busy keys (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(err.Error(), "controller broken: team-a/settings: ") {
+		t.Errorf("the error does not name the controller and the key: %v", err)
 	}
 }

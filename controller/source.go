@@ -20,8 +20,11 @@ type source struct {
 	gvr      schema.GroupVersionResource
 	informer cache.SharedIndexInformer
 	// register adds the handler that enqueues what the source's events
-	// map to.
-	register func(enqueue enqueuer, report func(error)) (cache.ResourceEventHandlerRegistration, error)
+	// map to, and tells told of the resource version of each object it
+	// has finished with.
+	register func(enqueue enqueuer, report func(error), told *toldUpTo) (cache.ResourceEventHandlerRegistration, error)
+	// status is the informer's Status.
+	status func() generic.Status
 	// caughtUp waits until the informer's cache has applied w.
 	caughtUp catchUp
 	// judged is false for an informer whose field selector the wait
@@ -197,9 +200,10 @@ func watches[S generic.Object](informer generic.Informer[S], toPrimaries func(S)
 		informer: informer.Informer(),
 		// A handler per registration: a source may serve several
 		// controllers.
-		register: func(enqueue enqueuer, report func(error)) (cache.ResourceEventHandlerRegistration, error) {
-			return informer.AddEventHandler(&handler[S]{toPrimaries: toPrimaries, predicates: predicates, enqueue: enqueue, report: report})
+		register: func(enqueue enqueuer, report func(error), told *toldUpTo) (cache.ResourceEventHandlerRegistration, error) {
+			return informer.AddEventHandler(&handler[S]{toPrimaries: toPrimaries, predicates: predicates, enqueue: enqueue, report: report, told: told})
 		},
+		status:   informer.Status,
 		caughtUp: catchUpOf(informer, judged),
 		judged:   judged,
 		uidOf:    uidOfCached(informer.Lister()),
@@ -215,6 +219,9 @@ type handler[S generic.Object] struct {
 	predicates  []Predicate[S]
 	enqueue     enqueuer
 	report      func(error)
+	// told is told of each object's resource version once the handler
+	// has enqueued what it maps to (idle.go).
+	told *toldUpTo
 }
 
 // recovered reports a panic of the user's functions during an event.
@@ -225,6 +232,7 @@ func (h *handler[S]) recovered(event string) {
 }
 
 func (h *handler[S]) OnAdd(obj S, _ bool) {
+	defer h.tell(obj)
 	defer h.recovered("an add")
 	var none S
 	if h.passes(none, obj) {
@@ -233,6 +241,7 @@ func (h *handler[S]) OnAdd(obj S, _ bool) {
 }
 
 func (h *handler[S]) OnUpdate(oldObj, newObj S) {
+	defer h.tell(newObj)
 	defer h.recovered("an update")
 	if !h.passes(oldObj, newObj) {
 		return
@@ -244,6 +253,7 @@ func (h *handler[S]) OnUpdate(oldObj, newObj S) {
 }
 
 func (h *handler[S]) OnDelete(deleted cache.DeletedObject[S]) {
+	defer h.tell(deleted.OptionalObj)
 	defer h.recovered("a delete")
 	if h.toPrimaries == nil {
 		if key := deleted.GetObjectName(); key.Name != "" {
@@ -259,6 +269,15 @@ func (h *handler[S]) OnDelete(deleted cache.DeletedObject[S]) {
 	var none S
 	if deleted.OptionalObj != none {
 		h.keys(deleted.OptionalObj)
+	}
+}
+
+// tell records that the handler has finished with obj (nil or zero: a
+// tombstone without a state), after it enqueued what obj maps to.
+func (h *handler[S]) tell(obj S) {
+	var none S
+	if h.told != nil && obj != none && !isNil(obj) {
+		h.told.told(obj.GetResourceVersion())
 	}
 }
 

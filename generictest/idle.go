@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-
-	"github.com/generic-informers/generic/internal/idle"
 )
 
 // Idler is a loop of the test's own that WaitIdle can wait on: Idle
@@ -35,7 +33,7 @@ type Idler interface {
 // requeue asked for).
 func (f *Fake) WaitIdle(c any) {
 	f.t.Helper()
-	report, err := idlerOf(c)
+	waitIdle, err := idlerOf(c)
 	if err != nil {
 		f.t.Fatal(err)
 		return
@@ -45,13 +43,8 @@ func (f *Fake) WaitIdle(c any) {
 	for {
 		count := f.writes.count()
 		f.Settle()
-		var last idle.Report
-		err := wait.PollUntilContextCancel(ctx, time.Millisecond, true, func(context.Context) (bool, error) {
-			last = report()
-			return last.Idle, nil
-		})
-		if err != nil {
-			f.t.Fatalf("generictest: the %s was not idle within %v: %s", kindOf(c), bound, last)
+		if err := waitIdle(ctx); err != nil {
+			f.t.Fatalf("generictest: the %s was not idle within %v: %v", kindOf(c), bound, err)
 			return
 		}
 		if f.writes.count() == count {
@@ -60,24 +53,28 @@ func (f *Fake) WaitIdle(c any) {
 	}
 }
 
-// idlerOf returns how to ask c whether it is idle, and what it is busy
-// with.
-func idlerOf(c any) (func() idle.Report, error) {
+// controllerIdler is what WaitIdle waits on of a *controller.Controller:
+// its own WaitIdle, whose error names each key still to do, where it is
+// and why.
+type controllerIdler interface {
+	WaitIdle(ctx context.Context) error
+}
+
+// idlerOf returns how to wait until c is idle.
+func idlerOf(c any) (func(context.Context) error, error) {
 	if nilPointer(c) {
 		return nil, fmt.Errorf("generictest: WaitIdle of a nil %T", c)
 	}
-	if _, ok := idle.Of(c); ok {
-		return func() idle.Report {
-			r, _ := idle.Of(c)
-			return r
-		}, nil
+	if w, ok := c.(controllerIdler); ok {
+		return w.WaitIdle, nil
 	}
 	if i, ok := c.(Idler); ok {
-		return func() idle.Report {
-			if i.Idle() {
-				return idle.Report{Idle: true}
+		return func(ctx context.Context) error {
+			err := wait.PollUntilContextCancel(ctx, time.Millisecond, true, func(context.Context) (bool, error) { return i.Idle(), nil })
+			if err != nil {
+				return fmt.Errorf("%T.Idle() is false: %w", i, err)
 			}
-			return idle.Report{NotRunning: fmt.Sprintf("%T.Idle() is false", i)}
+			return nil
 		}, nil
 	}
 	return nil, fmt.Errorf("generictest: WaitIdle of %T: want a *controller.Controller or an Idler", c)

@@ -60,7 +60,7 @@ func TestWaitIdleErrorNamesKeyAndCause(t *testing.T) {
 			})
 			fake.WaitIdle(c)
 		},
-		wantFatal: []string{"generictest: the controller was not idle within %[1]v: team-a/settings: ", ": its last reconcile failed: the settings are broken"},
+		wantFatal: []string{"generictest: the controller was not idle within %[1]v: controller ", ": team-a/settings: ", ": its last reconcile failed: the settings are broken"},
 	}, {
 		name: "a reconcile that never returns",
 		use: func(tb testing.TB, timeout time.Duration) {
@@ -71,7 +71,7 @@ func TestWaitIdleErrorNamesKeyAndCause(t *testing.T) {
 			})
 			fake.WaitIdle(c)
 		},
-		wantFatal: []string{"generictest: the controller was not idle within %[1]v: team-a/settings: in its Reconciler for "},
+		wantFatal: []string{"generictest: the controller was not idle within %[1]v: controller ", ": team-a/settings: in its Reconciler for "},
 	}, {
 		name: "a reconcile that always asks for Requeue",
 		use: func(tb testing.TB, timeout time.Duration) {
@@ -81,7 +81,7 @@ func TestWaitIdleErrorNamesKeyAndCause(t *testing.T) {
 			})
 			fake.WaitIdle(c)
 		},
-		wantFatal: []string{"generictest: the controller was not idle within %[1]v: team-a/settings: ", ": its last reconcile returned Result.Requeue"},
+		wantFatal: []string{"generictest: the controller was not idle within %[1]v: controller ", ": team-a/settings: ", ": its last reconcile returned Result.Requeue"},
 	}, {
 		name: "a controller never run",
 		use: func(tb testing.TB, timeout time.Duration) {
@@ -93,7 +93,7 @@ func TestWaitIdleErrorNamesKeyAndCause(t *testing.T) {
 			}
 			fake.WaitIdle(c)
 		},
-		wantFatal: []string{"generictest: the controller was not idle within %[1]v: controller idle is not running (Run was not called)"},
+		wantFatal: []string{"generictest: the controller was not idle within %[1]v: controller idle: controller idle is not running (Run was not called)"},
 	}, {
 		name: "an Idler never idle",
 		use: func(tb testing.TB, timeout time.Duration) {

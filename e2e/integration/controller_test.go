@@ -29,7 +29,6 @@ import (
 	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/controller"
 	"github.com/generic-informers/generic/e2e/apiserver"
-	"github.com/generic-informers/generic/internal/idle"
 	"github.com/generic-informers/generic/typed"
 )
 
@@ -496,7 +495,7 @@ func TestControllerShardedReplicas(t *testing.T) {
 		// has anything left to do.
 		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, controllerBound, true, func(context.Context) (bool, error) {
 			for _, c := range controllers {
-				if r, _ := idle.Of(c); !r.Idle {
+				if !c.Idle().Idle {
 					return false, nil
 				}
 			}

@@ -178,6 +178,11 @@ func (c *Chain[T]) StaleOf(key string) (Staleness, bool) {
 	return c.ingest.record.latestStaleness(cache.ObjectName{Namespace: namespace, Name: name})
 }
 
+// HandedOn returns the resourceVersion of the newest object the chain
+// handed on to the reflector (handedOn): a watch event's (not a
+// bookmark's) or a listed object's; "" before the first.
+func (c *Chain[T]) HandedOn() string { return c.ingest.handed.get() }
+
 // ListFailing reports whether the server answered the last whole list (or
 // WatchList stream) with an error (a 404, a 403, a 5xx, a timeout): the
 // reflector lists again by itself, with its backoff, under the selection

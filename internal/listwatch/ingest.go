@@ -54,6 +54,8 @@ type ingest[T Object] struct {
 	// record holds what was handed on of each object: the object, or
 	// what Store made of it.
 	record *lastGood[Stored]
+	// handed is the newest resourceVersion handed on.
+	handed handedOn
 	// goroutines counts the goroutines of the watches it made, so that the
 	// informer's Run returns only after they have ended.
 	goroutines *sync.WaitGroup
@@ -119,7 +121,10 @@ func (in *ingest[T]) list(ctx context.Context, options metav1.ListOptions) (runt
 		Items: make([]runtime.Object, 0, len(items)),
 	}
 	page := in.listPage(options.Continue == "", len(items))
-	in.keep(ctx, items, shard, page, func(stored Stored) { out.Items = append(out.Items, stored) })
+	in.keep(ctx, items, shard, page, func(stored Stored) {
+		out.Items = append(out.Items, stored)
+		in.handed.advance(stored.GetResourceVersion())
+	})
 	if out.Continue == "" {
 		in.replaceRecord(page)
 		in.endListing()
@@ -244,7 +249,7 @@ func (in *ingest[T]) watch(ctx context.Context, options metav1.ListOptions) (wat
 	reselect := func(ctx context.Context) (watch.Interface, <-chan struct{}, []pending, error) {
 		return stream.reselect(ctx, options)
 	}
-	return newConvertingWatch(ctx, in.goroutines, w, shardChanged, convert, reselect), nil
+	return newConvertingWatch(ctx, in.goroutines, &in.handed, w, shardChanged, convert, reselect), nil
 }
 
 // convertOne converts one object of a list or watch, rejecting a bad one:

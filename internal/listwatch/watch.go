@@ -261,7 +261,10 @@ type convertingWatch struct {
 	mu sync.Mutex
 	// undos takes back the commits of the last events sent, oldest first;
 	// it keeps at least the last resultBuffer.
-	undos []func()
+	undos []sent
+	// handed is the chain's newest resourceVersion handed on, which the
+	// events sent advance and undoUntaken takes back.
+	handed *handedOn
 	// innerMu guards inner, which reselect replaces.
 	innerMu sync.Mutex
 }
@@ -269,8 +272,18 @@ type convertingWatch struct {
 // resultBuffer is how many converted events may wait for the reflector.
 const resultBuffer = 64
 
-func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, inner watch.Interface, interrupt <-chan struct{}, convert func(watch.Event) (watch.Event, commitFunc, bool), reselect func(context.Context) (watch.Interface, <-chan struct{}, []pending, error)) *convertingWatch {
+// sent is what an event sent changed: how to take back its commit (nil:
+// nothing), and the newest resourceVersion handed on before it, if it
+// advanced it.
+type sent struct {
+	undo       func()
+	advanced   bool
+	handedFrom string
+}
+
+func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, handed *handedOn, inner watch.Interface, interrupt <-chan struct{}, convert func(watch.Event) (watch.Event, commitFunc, bool), reselect func(context.Context) (watch.Interface, <-chan struct{}, []pending, error)) *convertingWatch {
 	w := &convertingWatch{
+		handed:    handed,
 		inner:     inner,
 		convert:   convert,
 		interrupt: interrupt,
@@ -320,14 +333,18 @@ func (w *convertingWatch) swapInner(inner watch.Interface) bool {
 }
 
 // undoUntaken takes back, newest first, the commits of the events still
-// in the buffer.
+// in the buffer, and what they advanced of the newest resourceVersion
+// handed on.
 func (w *convertingWatch) undoUntaken() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	untaken := min(len(w.result), len(w.undos))
 	for i := len(w.undos) - 1; i >= len(w.undos)-untaken; i-- {
-		if w.undos[i] != nil {
-			w.undos[i]()
+		if w.undos[i].undo != nil {
+			w.undos[i].undo()
+		}
+		if w.undos[i].advanced {
+			w.handed.rollback(w.undos[i].handedFrom)
 		}
 	}
 	w.undos = nil
@@ -364,7 +381,7 @@ func (w *convertingWatch) loop(ctx context.Context) {
 		}
 		select {
 		case w.result <- out:
-			w.committed(commit)
+			w.committed(out, commit)
 		case <-w.stopped:
 			return
 		case <-ctx.Done():
@@ -393,7 +410,7 @@ func (w *convertingWatch) moved(ctx context.Context) bool {
 	for _, e := range events {
 		select {
 		case w.result <- e.event:
-			w.committed(e.commit)
+			w.committed(e.event, e.commit)
 		case <-w.stopped:
 			return false
 		case <-ctx.Done():
@@ -409,23 +426,28 @@ func (w *convertingWatch) moved(ctx context.Context) bool {
 func (w *convertingWatch) interrupted(ctx context.Context) {
 	select {
 	case w.result <- relistEvent(shardChangedMessage):
-		w.committed(nil)
+		w.committed(watch.Event{Type: watch.Error}, nil)
 	case <-w.stopped:
 	case <-ctx.Done():
 	}
 	w.stop()
 }
 
-// committed commits what a sent event changes and keeps how to take it
-// back.
-func (w *convertingWatch) committed(commit commitFunc) {
-	var undo func()
+// committed commits what a sent event changes, advances the newest
+// resourceVersion handed on by an object's (not a bookmark's), and keeps
+// how to take both back.
+func (w *convertingWatch) committed(event watch.Event, commit commitFunc) {
+	var s sent
 	if commit != nil {
-		undo = commit()
+		s.undo = commit()
+	}
+	switch event.Type {
+	case watch.Added, watch.Modified, watch.Deleted:
+		s.advanced, s.handedFrom = true, w.handed.advance(resourceVersionOf(event.Object))
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.undos = append(w.undos, undo)
+	w.undos = append(w.undos, s)
 	if len(w.undos) >= 2*resultBuffer {
 		w.undos = append(w.undos[:0], w.undos[len(w.undos)-resultBuffer:]...)
 	}
