@@ -36,11 +36,18 @@ type member struct {
 	listed []string
 }
 
-// memberTimings are short, for tests: a replica that stops renewing steps
-// down within 300 ms, and the others take its shard after 600 ms.
+// memberTimings are a loaded machine's, for tests: replicas renew and
+// read every 20 ms, so that they move quickly, but a replica owns its
+// shard for 10 s without a renewal, so that a live one does not step down
+// when the machine is slow to run it (under -race with every core busy,
+// goroutines wait hundreds of milliseconds; with a RenewDeadline of 300 ms
+// a replica stepped down and owned nothing, and TestControllersFollowOwnership
+// saw keys reconciled twice or by no one). No test here waits for a Lease
+// to expire: replicas leave cleanly (the expiry is internal/membership's,
+// on a fake clock, and e2e's).
 func memberTimings(leases *fake.Clientset, id string) generic.Membership {
 	return generic.Membership{Leases: leases.CoordinationV1().Leases("ns"), Group: "g", Identity: id,
-		RetryPeriod: 20 * time.Millisecond, RenewDeadline: 300 * time.Millisecond, LeaseDuration: 600 * time.Millisecond, LeaveTimeout: 10 * time.Second}
+		RetryPeriod: 20 * time.Millisecond, RenewDeadline: 10 * time.Second, LeaseDuration: 20 * time.Second, LeaveTimeout: 10 * time.Second}
 }
 
 func startMember(t *testing.T, ctx context.Context, server *shardServer, leases *fake.Clientset, id string) *member {
@@ -111,9 +118,9 @@ func (m *member) selectors() []string {
 // of them, owns its whole shard, their caches partition the server's
 // objects, and each object is owned by exactly one of them. Settled is a
 // state the test waits for, not one that lasts: a member that misses its
-// RenewDeadline (under -race on a loaded machine, 300 ms go by quickly)
-// owns nothing until it renews, by design, so a check made later, once
-// more, waits for it again.
+// RenewDeadline owns nothing until it renews, by design (memberTimings
+// make that unlikely, not impossible), so a check made later, once more,
+// waits for it again.
 func waitSettled(t *testing.T, ctx context.Context, server *shardServer, members ...*member) {
 	t.Helper()
 	var ids []string
@@ -290,7 +297,7 @@ func TestMembershipOptionErrors(t *testing.T) {
 		{"no Group", func(m *generic.Membership) { m.Group = "" }, nil, "a Group and an Identity are needed"},
 		{"Identity not a DNS subdomain", func(m *generic.Membership) { m.Identity = "Pod_1" }, nil, `Identity "Pod_1"`},
 		{"Group not a label value", func(m *generic.Membership) { m.Group = "a/b" }, nil, `Group "a/b"`},
-		{"timings out of order", func(m *generic.Membership) { m.RenewDeadline = time.Second }, nil, "want 0 < RetryPeriod"},
+		{"timings out of order", func(m *generic.Membership) { m.RenewDeadline = m.LeaseDuration }, nil, "want 0 < RetryPeriod"},
 		{"negative LeaveTimeout", func(m *generic.Membership) { m.LeaveTimeout = -time.Second }, nil, "negative LeaveTimeout"},
 		{"with WithShard", func(*generic.Membership) {}, []generic.InformerOption{generic.WithShard(0, 2)}, "the membership gives the shard"},
 	}

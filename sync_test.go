@@ -31,13 +31,16 @@ func TestWaitForCacheSyncReportsEachInformer(t *testing.T) {
 	factory := newFactory[*unstructured.Unstructured](generic.DynamicSource(client), nil)
 	defer factory.Shutdown()
 	podsGVR := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	acquire(factory, configMapsGVR, generic.WithNamespace("team-a"))
+	teamA := acquire(factory, configMapsGVR, generic.WithNamespace("team-a"))
 	locked := acquire(factory, configMapsGVR, generic.WithLabelSelector("app=locked"))
-	acquire(factory, podsGVR)
+	pods := acquire(factory, podsGVR)
 	factory.Start(context.Background())
 	// Bounded only to end the wait: first let the locked informer fail
-	// its list, however loaded the machine.
+	// its list and the others sync, however loaded the machine, so that
+	// the bound decides nothing but when the wait gives up on the locked
+	// one.
 	waitUntil(t, "the locked selection is Forbidden", func() bool { return locked.Status().State == generic.Forbidden })
+	waitUntil(t, "the other informers synced", func() bool { return teamA.HasSynced() && pods.HasSynced() })
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 
