@@ -196,6 +196,8 @@ type writeLog struct {
 	// uidOf returns the UID the controller's caches hold for an object,
 	// or "": what a delete, whose answer client-go drops, is recorded with.
 	uidOf func(w writes.Write) string
+	// recorded is called after each write is recorded.
+	recorded func()
 }
 
 type writtenObject struct {
@@ -203,8 +205,8 @@ type writtenObject struct {
 	namespace, name string
 }
 
-func newWriteLog(uidOf func(writes.Write) string) *writeLog {
-	return &writeLog{byKey: map[cache.ObjectName]map[writtenObject][]writes.Write{}, uidOf: uidOf}
+func newWriteLog(uidOf func(writes.Write) string, recorded func()) *writeLog {
+	return &writeLog{byKey: map[cache.ObjectName]map[writtenObject][]writes.Write{}, uidOf: uidOf, recorded: recorded}
 }
 
 func objectID(w writes.Write) writtenObject {
@@ -233,6 +235,9 @@ func (r keyRecorder) Record(w writes.Write) {
 	}
 	r.log.mu.Lock()
 	defer r.log.mu.Unlock()
+	if r.log.recorded != nil {
+		defer r.log.recorded()
+	}
 	objs := r.log.byKey[r.key]
 	if objs == nil {
 		objs = map[writtenObject][]writes.Write{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,6 +73,10 @@ type Controller struct {
 	// delivered is what each source's handler has been told (idle.go),
 	// set by Run.
 	delivered []delivery
+	// changes counts the adds of keys, the takes and ends of reconciles
+	// and the writes recorded: Idle's report is of one moment when it did
+	// not change while the report was made.
+	changes atomic.Uint64
 }
 
 // New makes a Controller named name (the name of its workqueue in metrics
@@ -100,7 +105,7 @@ func New(name string, primary Primary, reconcile Reconciler, opts ...Option) (*C
 	}
 	c := &Controller{name: name, primary: primary, reconcile: reconcile, opts: o,
 		keys: map[cache.ObjectName]*keyState{}}
-	c.writes = newWriteLog(c.cachedUID)
+	c.writes = newWriteLog(c.cachedUID, func() { c.changes.Add(1) })
 	return c, nil
 }
 
@@ -285,6 +290,7 @@ func (c *Controller) addPrimary(queue workqueue.TypedRateLimitingInterface[cache
 	defer c.mu.Unlock()
 	s := c.state(key)
 	s.added++
+	c.changes.Add(1)
 	if obj != nil && c.member() {
 		s.lastKnown = obj
 	}

@@ -95,12 +95,20 @@ func (c *Controller) Idle() IdleReport {
 		return IdleReport{NotRunning: "a nil *controller.Controller"}
 	}
 	// Its informers first: what they have taken in and told its handlers
-	// is then in the queue when the keys are read.
-	catchingUp := c.catchingUp()
-	r := c.keysReport()
-	r.CatchingUp = catchingUp
-	r.Idle = r.NotRunning == "" && r.Queued == 0 && len(r.Busy) == 0 && len(catchingUp) == 0
-	return r
+	// is then in the queue when the keys are read. The report is of one
+	// moment only if nothing changed while it was made (changes counts
+	// every add, take, end of a reconcile and write): else it is read
+	// again.
+	for {
+		before := c.changes.Load()
+		catchingUp := c.catchingUp()
+		r := c.keysReport()
+		r.CatchingUp = catchingUp
+		r.Idle = r.NotRunning == "" && r.Queued == 0 && len(r.Busy) == 0 && len(catchingUp) == 0
+		if !r.Idle || c.changes.Load() == before {
+			return r
+		}
+	}
 }
 
 // NotIdleError is WaitIdle's error when its context ends first: the last
@@ -165,18 +173,24 @@ func (c *Controller) WaitIdle(ctx context.Context) error {
 // handler has been told of every change its informer handed on, and
 // whether its informers have taken in each write the controller's
 // reconciles made that no reconcile has seen yet.
+//
+// The order matters: a write a cache holds was handed on before it was
+// applied, so an informer's newest resourceVersion handed on, read after
+// the writes were found in the caches, covers them; and a handler told of
+// that resourceVersion, read after it, has enqueued what they map to
+// before keysReport reads the queue.
 func (c *Controller) catchingUp() []string {
+	behind := c.unseenWrites()
 	c.mu.Lock()
 	delivered := slices.Clone(c.delivered)
 	c.mu.Unlock()
-	var behind []string
 	for _, d := range delivered {
 		handedOn := d.source.status().LastEventResourceVersion
 		if told := d.rv.get(); handedOn != "" && !atOrAfter(told, handedOn) {
 			behind = append(behind, fmt.Sprintf("its handler on %s has been told of changes up to resource version %q, its informer has taken in %q", d.source.gvr, told, handedOn))
 		}
 	}
-	return append(behind, c.unseenWrites()...)
+	return behind
 }
 
 // unseenWrites names the writes the controller's reconciles made that an

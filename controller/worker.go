@@ -28,11 +28,16 @@ func (c *Controller) work(ctx context.Context, queue workqueue.TypedRateLimiting
 		}
 		adds := c.take(key)
 		c.process(ctx, queue, key)
-		// Done first: a key added during the reconcile is back in the
-		// queue before it leaves added, so that the idle report never sees
-		// neither.
-		queue.Done(key)
+		// Reconciled first, then Done: until Done, no other worker can
+		// take the key, so the record this worker clears is its own. (Done
+		// first let another worker take a key added during the reconcile,
+		// and this worker then cleared that worker's activity and adds:
+		// the idle report saw a key in its Reconciler as done,
+		// TestWaitIdleWaitsForItsOwnWritesEchoes with four workers.) An
+		// add that comes during the reconcile or before Done stays counted
+		// in added, so the report never sees neither.
 		c.reconciled(key, adds)
+		queue.Done(key)
 	}
 }
 
@@ -42,6 +47,7 @@ func (c *Controller) take(key cache.ObjectName) int {
 	defer c.mu.Unlock()
 	s := c.state(key)
 	s.active = &activity{doing: taken, since: time.Now()}
+	c.changes.Add(1)
 	return s.added
 }
 
@@ -62,6 +68,7 @@ func (c *Controller) reconciled(key cache.ObjectName, adds int) {
 		s.added = 0
 	}
 	s.active = nil
+	c.changes.Add(1)
 	c.release(key)
 }
 

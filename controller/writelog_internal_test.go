@@ -49,7 +49,7 @@ func TestWriteLog(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			log := newWriteLog(func(w writes.Write) string { return tc.cached[w.Name] })
+			log := newWriteLog(func(w writes.Write) string { return tc.cached[w.Name] }, nil)
 			key := cache.ObjectName{Namespace: "ns", Name: "primary"}
 			rec := log.recorderFor(key)
 			for _, w := range tc.record {
