@@ -126,7 +126,7 @@ func New[T Object](source cache.ListerWatcher, c Config[T], h Hooks) *Chain[T] {
 	chain := &Chain[T]{filter: newShardFilter(h.Selection)}
 	requests := newRequestCounter(source, h.Meter)
 	chain.ingest = newIngest(requests.lw, c, h, chain.filter, &chain.goroutines)
-	chain.guard = newServedGuard(chain.ingest.lw, requests.lw, c.GVR, h.Served, c.StopForGood, &chain.goroutines)
+	chain.guard = newServedGuard(chain.ingest.lw, requests.lw, c.GVR, h.Served, c.StopForGood, &chain.goroutines, chain.ingest.forget)
 	return chain
 }
 
