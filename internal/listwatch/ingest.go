@@ -155,12 +155,7 @@ func (in *ingest[T]) keep(ctx context.Context, items []runtime.Object, v view, s
 		switch {
 		case err != nil:
 			last, ok := in.record.latest(key)
-			if !ok {
-				continue
-			}
-			// A shard key (uid, namespace, name) does not change: the last
-			// good state is in the shard if the listed one is.
-			if inShard, err := in.shard.keeps(v, last); err != nil || !inShard {
+			if !ok || !in.mayKeep(v, item, last) {
 				continue
 			}
 			stored = last

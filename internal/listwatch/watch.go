@@ -62,13 +62,23 @@ func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.
 // delete's resourceVersion; any other event keeps the last good state and
 // marks it stale, and is handed on as a bookmark at its resourceVersion
 // (in a WatchList stream's initial events, as the last good state, which
-// the relist then keeps).
+// the relist then keeps). A last good state that may not stand for the
+// object (mayKeep: outside the watch's selection, or another object of its
+// name) is not kept: a WatchList stream's initial events leave it out (the
+// relist drops it), and a plain watch delivers its delete, as outOfShard
+// does.
 func (s *watchStream[T]) turnedBad(event watch.Event, key cache.ObjectName, err error) (watch.Event, commitFunc, bool) {
 	last, known := s.lastGoodOf(key)
 	if !known {
 		return event, nil, false
 	}
 	why := staleOf(event.Object, err)
+	if !s.in.mayKeep(s.shard, event.Object, last) {
+		if s.initial != nil {
+			return event, nil, false
+		}
+		event.Type = watch.Deleted
+	}
 	if event.Type == watch.Deleted {
 		gone := atResourceVersion(last, why.resourceVersion)
 		return watch.Event{Type: watch.Deleted, Object: gone}, func() func() { return s.removeUndoably(key) }, true
