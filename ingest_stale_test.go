@@ -247,6 +247,59 @@ func TestStaleNeverOutlivesItsResource(t *testing.T) {
 	}
 }
 
+// TestWaitForWriteOfAStateThatDidNotConvert: a WaitForWrite of a state
+// that did not convert, called once the ingest has taken a later state of
+// the object (a good one, or its delete) but while the cache lags behind
+// (here a slow index function makes it take about a millisecond to index
+// each new object), returns nil (the cache comes to hold the later state) or
+// an error wrapping ErrStale: never an error saying that the object is
+// not of the informer's resource.
+func TestWaitForWriteOfAStateThatDidNotConvert(t *testing.T) {
+	tests := []struct {
+		name string
+		// then is what follows the state that does not convert, once
+		// the cache is far behind.
+		then func(server *shardServer)
+	}{
+		{name: "a good state follows", then: func(server *shardServer) {
+			cm := get(t, server, "cm-0")
+			cm.Data = map[string]string{"size": "2"}
+			server.update(cm)
+		}},
+		{name: "its delete follows", then: func(server *shardServer) { server.delete("cm-0") }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			server := newShardServer(true, true)
+			server.create("cm", 2)
+			factory := newFactory(server.Source, refuseDrifted)
+			slow := cache.Indexers{"slow": func(any) ([]string, error) {
+				for start := time.Now(); time.Since(start) < time.Millisecond; {
+				}
+				return nil, nil
+			}}
+			informer := acquire(factory, configMapsGVR, generic.WithIndexers(slow))
+			factory.Start(ctx)
+			defer factory.Shutdown()
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
+				t.Fatal(err)
+			}
+			bad := get(t, server, "cm-0")
+			bad.Data = map[string]string{"bad": "true"}
+			written := server.update(bad)
+			server.create("other", 500) // 500 objects to index: the cache falls behind
+			tc.then(server)
+			// The ingest has taken what followed: cm-0 is no longer stale.
+			waitForStale(t, ctx, informer, nil, "")
+			if err := informer.WaitForWrite(ctx, written); err != nil && !errors.Is(err, generic.ErrStale) {
+				t.Errorf("WaitForWrite of the state that did not convert: %v; want nil or an error wrapping ErrStale", err)
+			}
+		})
+	}
+}
+
 // delivered keeps every event a recorder got.
 type delivered struct {
 	rec    *recorder[*corev1.ConfigMap]

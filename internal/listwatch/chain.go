@@ -178,6 +178,23 @@ func (c *Chain[T]) StaleOf(key string) (Staleness, bool) {
 	return c.ingest.record.latestStaleness(cache.ObjectName{Namespace: namespace, Name: name})
 }
 
+// HandedOn returns the resourceVersion of the state of the object of cache
+// key key ("namespace/name" or "name") that the chain last handed on to
+// the informer's store, and whether it holds the object: what the store
+// will hold once it has applied what the reflector took (the store lags
+// the chain, never leads it).
+func (c *Chain[T]) HandedOn(key string) (resourceVersion string, held bool) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return "", false
+	}
+	last, ok := c.ingest.record.latest(cache.ObjectName{Namespace: namespace, Name: name})
+	if !ok {
+		return "", false
+	}
+	return last.GetResourceVersion(), true
+}
+
 // ListFailing reports whether the server answered the last whole list (or
 // WatchList stream) with an error (a 404, a 403, a 5xx, a timeout): the
 // reflector lists again by itself, with its backoff, under the selection

@@ -248,11 +248,14 @@ func (s *watchStream[T]) convertBookmark(ctx context.Context, event watch.Event)
 // handing over one event at a time (the hand-over cost the typed ingest
 // about 1.4x client-go in BenchmarkIngest).
 //
-// What an event changes in the ingest's record is committed when the event
-// enters the buffer, and taken back at Stop for the events the reflector
-// left in it: the record then holds exactly what the reflector took, so a
-// watch resumed from the reflector's last resourceVersion, which delivers
-// those events again, finds it as it was.
+// What an event changes in the ingest's record is committed just before
+// the event enters the buffer (taken back at once if it does not enter
+// it), so that the record is never behind what the reflector, and so the
+// cache, may have taken (a WaitForWrite reads the record's staleness once
+// the cache has applied the event); and it is taken back at Stop for the
+// events the reflector left in the buffer: the record then holds exactly
+// what the reflector took, so a watch resumed from the reflector's last
+// resourceVersion, which delivers those events again, finds it as it was.
 type convertingWatch struct {
 	inner   watch.Interface
 	convert func(watch.Event) (watch.Event, commitFunc, bool)
@@ -269,8 +272,9 @@ type convertingWatch struct {
 	loopDone chan struct{}
 
 	mu sync.Mutex
-	// undos takes back the commits of the last events sent, oldest first;
-	// it keeps at least the last resultBuffer.
+	// undos takes back the commits of the last events sent, oldest first,
+	// and of the one being sent; it keeps at least the last
+	// resultBuffer+1.
 	undos []func()
 	// innerMu guards inner, which reselect replaces.
 	innerMu sync.Mutex
@@ -372,16 +376,37 @@ func (w *convertingWatch) loop(ctx context.Context) {
 		if !keep {
 			continue
 		}
-		select {
-		case w.result <- out:
-			w.committed(commit)
-		case <-w.stopped:
-			return
-		case <-ctx.Done():
-			w.stop()
+		if !w.send(ctx, out, commit) {
 			return
 		}
 	}
+}
+
+// send commits what event changes and puts it in the buffer; if the watch
+// is stopped or its context ends first, it takes the commit back and
+// reports false.
+func (w *convertingWatch) send(ctx context.Context, event watch.Event, commit commitFunc) bool {
+	w.committed(commit)
+	select {
+	case w.result <- event:
+		return true
+	case <-w.stopped:
+	case <-ctx.Done():
+		w.stop()
+	}
+	w.takeBackLast()
+	return false
+}
+
+// takeBackLast takes back the last commit, whose event was not sent.
+func (w *convertingWatch) takeBackLast() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	last := len(w.undos) - 1
+	if undo := w.undos[last]; undo != nil {
+		undo()
+	}
+	w.undos = w.undos[:last]
 }
 
 // moved moves the watch to the informer's new selection (reselect), and
@@ -401,13 +426,7 @@ func (w *convertingWatch) moved(ctx context.Context) bool {
 	}
 	w.interrupt = interrupt
 	for _, e := range events {
-		select {
-		case w.result <- e.event:
-			w.committed(e.commit)
-		case <-w.stopped:
-			return false
-		case <-ctx.Done():
-			w.stop()
+		if !w.send(ctx, e.event, e.commit) {
 			return false
 		}
 	}
@@ -417,17 +436,13 @@ func (w *convertingWatch) moved(ctx context.Context) bool {
 // interrupted sends the 410 Gone that makes the reflector relist, and ends
 // the watch.
 func (w *convertingWatch) interrupted(ctx context.Context) {
-	select {
-	case w.result <- relistEvent(shardChangedMessage):
-		w.committed(nil)
-	case <-w.stopped:
-	case <-ctx.Done():
-	}
+	w.send(ctx, relistEvent(shardChangedMessage), nil)
 	w.stop()
 }
 
-// committed commits what a sent event changes and keeps how to take it
-// back.
+// committed commits what an event about to be sent changes and keeps how
+// to take it back: with the events in the buffer, at most resultBuffer+1
+// may be taken back.
 func (w *convertingWatch) committed(commit commitFunc) {
 	var undo func()
 	if commit != nil {
@@ -437,6 +452,6 @@ func (w *convertingWatch) committed(commit commitFunc) {
 	defer w.mu.Unlock()
 	w.undos = append(w.undos, undo)
 	if len(w.undos) >= 2*resultBuffer {
-		w.undos = append(w.undos[:0], w.undos[len(w.undos)-resultBuffer:]...)
+		w.undos = append(w.undos[:0], w.undos[len(w.undos)-resultBuffer-1:]...)
 	}
 }
