@@ -234,3 +234,53 @@ func checkStale(ctx context.Context, t *testing.T, chain *Chain[*corev1.ConfigMa
 		t.Errorf("stale objects (-want +got):\n%s", diff)
 	}
 }
+
+// TestReselectKeepsStaleness: a reshard step that moves the watch (its
+// list of the new selection, reselect.go) and lists a held object in a
+// state that does not convert keeps its last good state, which the record
+// holds already (no event), and marks it stale, as the watch would have:
+// the watch of the new selection starts after that state and never
+// delivers it.
+func TestReselectKeepsStaleness(t *testing.T) {
+	x := cm("x", "2", true)
+	tests := []struct {
+		name      string
+		listed    *corev1.ConfigMap
+		want      []got
+		wantStale []string
+	}{
+		{name: "listed in a state that does not convert: stale", listed: drifted(x, "5"),
+			want: []got{{watch.Bookmark, "", "9"}}, wantStale: []string{"x"}},
+		{name: "listed in a good state: updated", listed: cm("x", "5", true),
+			want: []got{{watch.Modified, "x", "5"}, {watch.Bookmark, "", "9"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			srv := &server{objects: []*corev1.ConfigMap{x}, rv: "4"}
+			sel := &switchable{changed: make(chan struct{})}
+			chain := New(srv.lw(), Config[*corev1.ConfigMap]{
+				GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: refuseDrifted, UnexpectedType: errUnexpectedType,
+				NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
+			}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
+			lw := cache.ToListerWatcherWithContext(chain.ListerWatcher())
+			if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			w, err := lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: "4", AllowWatchBookmarks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			srv.mu.Lock()
+			srv.objects, srv.rv = []*corev1.ConfigMap{tc.listed}, "9"
+			srv.mu.Unlock()
+			sel.set(lowHalf) // x stays in the selection
+			if diff := cmp.Diff(tc.want, receive(ctx, t, w, len(tc.want))); diff != "" {
+				t.Errorf("what the watch hands on (-want +got):\n%s", diff)
+			}
+			checkStale(ctx, t, chain, tc.wantStale)
+		})
+	}
+}
