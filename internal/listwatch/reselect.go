@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
@@ -152,5 +153,32 @@ func (s *watchStream[T]) changesTo(next *objectSet[Stored]) []pending {
 		}
 	})
 	s.in.meter.Events(added, updated, deleted, 0)
+	inResourceVersionOrder(events)
 	return events
+}
+
+// inResourceVersionOrder orders events by the resourceVersion of their
+// objects, oldest first (the deletes, which carry the last state
+// delivered, come before the adds and updates of what the watch had not
+// delivered): the cache's resourceVersion is that of the last event it
+// applied, and a cache at N must have applied every event of the step
+// before N, or a read-your-writes wait for N (WaitForResourceVersion,
+// WaitForWrite) would end while an object written before N is still
+// missing from it. Resource versions that cannot be ordered keep their
+// order.
+func inResourceVersionOrder(events []pending) {
+	slices.SortStableFunc(events, func(a, b pending) int {
+		order, err := resourceversion.CompareResourceVersion(resourceVersionOf(a.event), resourceVersionOf(b.event))
+		if err != nil {
+			return 0
+		}
+		return order
+	})
+}
+
+func resourceVersionOf(e watch.Event) string {
+	if m, ok := e.Object.(metav1.Object); ok {
+		return m.GetResourceVersion()
+	}
+	return ""
 }
