@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+	"weak"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -31,12 +32,14 @@ type informerSettings[T Object] struct {
 	mu sync.Mutex
 	o  options
 	// latest is the newest informer made with them: the one indexers
-	// added later go to. replaced is the one latest replaced (nil if
-	// none): a Handle may read it for a moment after latest is made,
-	// until the Registry links latest into the line of its entry
-	// (registry.Entry.Latest takes no lock), so indexers added then go to
-	// it too.
-	latest, replaced *informer[T]
+	// added later go to.
+	latest *informer[T]
+	// replaced is the one latest replaced: a Handle may read it for a
+	// moment after latest is made, until the Registry links latest into
+	// the line of its entry (registry.Entry.Latest takes no lock), so
+	// indexers added then go to it too. Weak: the settings do not keep a
+	// stopped informer's cache in memory.
+	replaced weak.Pointer[informer[T]]
 }
 
 // newInformerSettings returns the settings o makes, with an indexers map
@@ -58,7 +61,10 @@ func (s *informerSettings[T]) make(build func(o options) *informer[T]) *informer
 	o.indexers = maps.Clone(s.o.indexers)
 	i := build(o)
 	i.settings = s
-	s.replaced, s.latest = s.latest, i
+	if s.latest != nil {
+		s.replaced = weak.Make(s.latest)
+	}
+	s.latest = i
 	return i
 }
 
@@ -98,9 +104,9 @@ func (s *informerSettings[T]) addLocked(indexers cache.Indexers, forReplacement 
 	if err := s.latest.addIndexersNow(indexers); err != nil && !(forReplacement && s.latest.shared.IsStopped()) {
 		return err
 	}
-	if s.replaced != nil && !s.replaced.shared.IsStopped() {
+	if replaced := s.replaced.Value(); replaced != nil && !replaced.shared.IsStopped() {
 		// It stops: if it has stopped meanwhile, nothing reads it.
-		_ = s.replaced.addIndexersNow(indexers)
+		_ = replaced.addIndexersNow(indexers)
 	}
 	maps.Copy(s.o.indexers, indexers)
 	return nil
