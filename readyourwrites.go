@@ -121,7 +121,7 @@ func (i *informer[T]) WaitForWrite(ctx context.Context, obj T) error {
 		older, objRV, err := i.holdsOlder(key, rv)
 		if older {
 			if stale, ok := i.chain.StaleOf(key); ok {
-				return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cache has applied every event up to resource version %q and holds the object at %q, its last good state: its state at %q did not decode, convert or transform (%v): %w",
+				return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cache has applied every event up to resource version %q and holds the object at %q, its last good state: its state at %q did not decode, convert or transform (%w): %w",
 					i.gvr, key, cachedRV, objRV, stale.ResourceVersion, stale.Err, ErrStale)
 			}
 			if handedRV, held := i.chain.HandedOn(key); !held || handedRV != objRV {
