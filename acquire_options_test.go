@@ -3,6 +3,9 @@ package generic_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,6 +222,96 @@ func TestAcquireAddsIndexes(t *testing.T) {
 				if diff := cmp.Diff([]string{"team-a/settings"}, keysOf(t, blue)); diff != "" {
 					t.Errorf("ByIndex(byColor, blue) (-want +got):\n%s", diff)
 				}
+			}
+		})
+	}
+}
+
+// TestAcquireIndexesDuringRestarts: Acquires that each ask for an index of
+// their own, while the factory is started and its Start context ended
+// over and over (each Start replaces the informer that stopped), all
+// succeed, and a Handle's ByIndex on its index never answers that the
+// index does not exist: it reads it, or fails with ErrInformerStopped
+// while no running informer holds the hold; and the informer that runs
+// at the end has every index. An Acquire used to fail with client-go's
+// "indexer was not added because it has stopped already" when the
+// informer stopped under it, and a Handle could read, for a moment, the
+// informer its index was not added to: the one replaced, or one that had
+// stopped without its State saying so yet.
+func TestAcquireIndexesDuringRestarts(t *testing.T) {
+	tests := []struct {
+		name      string
+		acquirers int
+		acquires  int
+	}{
+		{name: "8 acquirers, 20 indexes each", acquirers: 8, acquires: 20},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			server := newShardServer(true, true)
+			server.create("cm", 3)
+			factory := newFactory[*corev1.ConfigMap](server.Source, nil)
+			defer factory.Shutdown()
+			stop := make(chan struct{})
+			var restarts sync.WaitGroup
+			restarts.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					ctx, cancel := context.WithCancel(context.Background())
+					factory.Start(ctx)
+					cancel()
+				}
+			})
+			var mu sync.Mutex
+			var problems, acquired []string
+			problem := func(format string, args ...any) {
+				mu.Lock()
+				defer mu.Unlock()
+				problems = append(problems, fmt.Sprintf(format, args...))
+			}
+			var acquirers sync.WaitGroup
+			for g := range tc.acquirers {
+				acquirers.Go(func() {
+					var handles []generic.Handle[*corev1.ConfigMap]
+					var names []string
+					for k := range tc.acquires {
+						name := fmt.Sprintf("index-%d-%d", g, k)
+						h, err := factory.Acquire(configMapsGVR, generic.WithIndexers(cache.Indexers{name: configMapsByName}))
+						if err != nil {
+							problem("Acquire of %s: %v", name, err)
+							continue
+						}
+						handles, names = append(handles, h), append(names, name)
+						mu.Lock()
+						acquired = append(acquired, name)
+						mu.Unlock()
+						for j, h := range handles {
+							if _, err := h.Lister().ByIndex(names[j], "cm-0"); err != nil && !errors.Is(err, generic.ErrInformerStopped) {
+								problem("ByIndex(%s): %v", names[j], err)
+							}
+						}
+					}
+				})
+			}
+			acquirers.Wait()
+			close(stop)
+			restarts.Wait()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			factory.Start(ctx)
+			indexes := acquire(factory, configMapsGVR).Informer().GetIndexer().GetIndexers()
+			for _, name := range acquired {
+				if _, ok := indexes[name]; !ok {
+					problem("the informer running at the end has no index %s", name)
+				}
+			}
+			slices.Sort(problems)
+			if diff := cmp.Diff([]string(nil), problems[:min(len(problems), 10)]); diff != "" {
+				t.Errorf("%d problems, the first ones (-want +got):\n%s", len(problems), diff)
 			}
 		})
 	}

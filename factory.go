@@ -176,8 +176,10 @@ type Handle[T Object] interface {
 // Options (its own over the Registry's) can be honoured on it:
 //
 //   - an index the informer lacks (WithIndexers) is added to it, running
-//     or not, and kept for its replacements; an index it has with the same
-//     function is shared; one it has with another function is refused;
+//     or not (or, if it has just stopped, to the replacement the hold
+//     moves to), and kept for its replacements; an index it has with the
+//     same function is shared; one it has with another function is
+//     refused;
 //   - every other option cannot change on a running informer: a
 //     WithTransform, WithStripManagedFields, WithCompactStore,
 //     WithResyncPeriod, WithTweakListOptions (compared by what the tweak

@@ -44,10 +44,13 @@ func (h *handle[T]) current() *informer[T] {
 
 // reading is the informer a read goes to, or an error wrapping
 // ErrInformerStopped if it has stopped and nothing replaced it: its cache
-// no longer follows the server, and is not read.
+// no longer follows the server, and is not read. Stopped is its State, or
+// client-go's shared informer, which has stopped a moment before the State
+// says so (and then takes no more indexers: a later Acquire's are kept
+// for the replacement).
 func (h *handle[T]) reading() (*informer[T], error) {
 	i := h.current()
-	if i.stopped() {
+	if i.stopped() || i.shared.IsStopped() {
 		return nil, fmt.Errorf("generic: read of %s through a Handle: its informer has stopped and no informer replaced it yet (the next Start or Acquire does, until its last Release, RemoveResource or Shutdown): %w", i.gvr, ErrInformerStopped)
 	}
 	return i, nil

@@ -370,7 +370,7 @@ func (i *informer[T]) Status() Status {
 	}
 	s.Progress = SyncProgress(i.telemetry.Progress(i.shared.HasSynced()))
 	_, s.Stale = i.chain.Stale(0)
-	s.LastEventResourceVersion = i.chain.HandedOn()
+	s.LastEventResourceVersion = i.chain.NewestHandedOn()
 	s.DroppedErrors = i.callbacks.Dropped()
 	return s
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+	"weak"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -33,6 +34,12 @@ type informerSettings[T Object] struct {
 	// latest is the newest informer made with them: the one indexers
 	// added later go to.
 	latest *informer[T]
+	// replaced is the one latest replaced: a Handle may read it for a
+	// moment after latest is made, until the Registry links latest into
+	// the line of its entry (registry.Entry.Latest takes no lock), so
+	// indexers added then go to it too. Weak: the settings do not keep a
+	// stopped informer's cache in memory.
+	replaced weak.Pointer[informer[T]]
 }
 
 // newInformerSettings returns the settings o makes, with an indexers map
@@ -53,7 +60,11 @@ func (s *informerSettings[T]) make(build func(o options) *informer[T]) *informer
 	o := s.o
 	o.indexers = maps.Clone(s.o.indexers)
 	i := build(o)
-	i.settings, s.latest = s, i
+	i.settings = s
+	if s.latest != nil {
+		s.replaced = weak.Make(s.latest)
+	}
+	s.latest = i
 	return i
 }
 
@@ -82,14 +93,20 @@ func (s *informerSettings[T]) addIndexers(indexers cache.Indexers) error {
 		slices.Sort(conflicts)
 		return fmt.Errorf("generic: indexer conflict: %s: the informer has an index of that name already", strings.Join(conflicts, ", "))
 	}
-	return s.addLocked(indexers)
+	return s.addLocked(indexers, false)
 }
 
-// addLocked adds indexers, whose names are new, to the latest informer,
-// and records them if it took them. s.mu must be held.
-func (s *informerSettings[T]) addLocked(indexers cache.Indexers) error {
-	if err := s.latest.addIndexersNow(indexers); err != nil {
+// addLocked adds indexers, whose names are new, to the latest informer
+// (and to the one it replaced, while that one runs), and records them if
+// it took them, or, if forReplacement, if it has stopped: the informer
+// that replaces it will have them. s.mu must be held.
+func (s *informerSettings[T]) addLocked(indexers cache.Indexers, forReplacement bool) error {
+	if err := s.latest.addIndexersNow(indexers); err != nil && !(forReplacement && s.latest.shared.IsStopped()) {
 		return err
+	}
+	if replaced := s.replaced.Value(); replaced != nil && !replaced.shared.IsStopped() {
+		// It stops: if it has stopped meanwhile, nothing reads it.
+		_ = replaced.addIndexersNow(indexers)
 	}
 	maps.Copy(s.o.indexers, indexers)
 	return nil
@@ -97,7 +114,8 @@ func (s *informerSettings[T]) addLocked(indexers cache.Indexers) error {
 
 // admit checks that an Acquire whose resolved Options are asked can share
 // the informer these settings made, and adds the indexers asked for that
-// the informer lacks. Options that cannot change on a running informer
+// the informer lacks (kept for its replacement if it has stopped: the
+// Acquire's hold moves to the replacement, which has them). Options that cannot change on a running informer
 // must be the informer's (fixedOptions); an index of a name the informer
 // has must have the same function (sameFunc). The first difference is an
 // *OptionConflictError, and nothing is changed.
@@ -133,7 +151,7 @@ func (s *informerSettings[T]) admit(asked options, sel Selection) error {
 	if len(added) == 0 {
 		return nil
 	}
-	if err := s.addLocked(added); err != nil {
+	if err := s.addLocked(added, true); err != nil {
 		return fmt.Errorf("generic: Acquire of %s: add the indexes %s to the shared informer: %w", sel.text(), strings.Join(slices.Sorted(maps.Keys(added)), ", "), err)
 	}
 	return nil

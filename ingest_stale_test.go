@@ -12,11 +12,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/widget"
 )
 
 // errDrifted is how the converter and the transform of these tests refuse a
@@ -163,6 +167,136 @@ func testKnownObjectsTurningBadStay(t *testing.T, listOnly bool, convert generic
 	}
 	if rejected.Load() == 0 {
 		t.Error("no bad state was reported")
+	}
+}
+
+// TestStaleNeverOutlivesItsResource: once the server stops serving a
+// resource (its CRD deleted, its objects with it), the informer has
+// delivered a delete for each object; when the resource is served again (the
+// CRD installed again) and a new object of an old name does not convert (its
+// new CRD version drifted from the Go type), it is skipped, never taken for
+// the deleted one: no handler gets the deleted object's last state back as
+// an add, and the cache does not hold it.
+func TestStaleNeverOutlivesItsResource(t *testing.T) {
+	tests := []struct {
+		name string
+		// size is the new team-a/large's spec.size: an int64 converts,
+		// a string does not.
+		size any
+		want []event
+	}{
+		{name: "the new object converts", size: int64(11), want: []event{
+			{Verb: "ADDED", Key: "team-a/large", Last: "large=11"},
+			{Verb: "ADDED", Key: "team-a/reborn", Last: "reborn=7"},
+		}},
+		{name: "the new object does not convert", size: "ten", want: []event{
+			{Verb: "ADDED", Key: "team-a/reborn", Last: "reborn=7"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			factory, serving := newSwitchedWidgetFactory(t)
+			informer := acquire(factory, widget.GVR)
+			rec := newRecorder(widgetSize)
+			if _, err := informer.AddEventHandler(rec); err != nil {
+				t.Fatal(err)
+			}
+			startAndSync(t, factory)
+			rec.next(t, 3)
+
+			serving.stopServing()
+			for _, obj := range load(t, "testdata/widgets.yaml") {
+				if err := serving.client.Tracker().Delete(widget.GVR, obj.GetNamespace(), obj.GetName()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rec.next(t, 3) // the deletes
+			waitForState(t, informer, generic.NotServed)
+
+			serving.serve()
+			for _, w := range []*unstructured.Unstructured{newWidget("team-a", "large", tc.size), newWidget("team-a", "reborn", int64(7))} {
+				if _, err := serving.client.Resource(widget.GVR).Namespace("team-a").Create(context.Background(), w, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// reborn, created last, is added last.
+			if diff := cmp.Diff(tc.want, rec.next(t, len(tc.want))); diff != "" {
+				t.Errorf("events once served again (-want +got):\n%s", diff)
+			}
+			var cached []string
+			objs, err := informer.Lister().List(labels.Everything())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range objs {
+				cached = append(cached, widgetSize(w))
+			}
+			slices.Sort(cached)
+			var want []string
+			for _, e := range tc.want {
+				want = append(want, e.Last)
+			}
+			if diff := cmp.Diff(want, cached); diff != "" {
+				t.Errorf("cached (-want +got):\n%s", diff)
+			}
+			if stale := generic.StaleObjects(informer); len(stale) > 0 {
+				t.Errorf("stale objects %+v, want none", stale)
+			}
+		})
+	}
+}
+
+// TestWaitForWriteOfAStateThatDidNotConvert: a WaitForWrite of a state
+// that did not convert, called once the ingest has taken a later state of
+// the object (a good one, or its delete) but while the cache lags behind
+// (here a slow index function makes it take about a millisecond to index
+// each new object), returns nil (the cache comes to hold the later state) or
+// an error wrapping ErrStale: never an error saying that the object is
+// not of the informer's resource.
+func TestWaitForWriteOfAStateThatDidNotConvert(t *testing.T) {
+	tests := []struct {
+		name string
+		// then is what follows the state that does not convert, once
+		// the cache is far behind.
+		then func(server *shardServer)
+	}{
+		{name: "a good state follows", then: func(server *shardServer) {
+			cm := get(t, server, "cm-0")
+			cm.Data = map[string]string{"size": "2"}
+			server.update(cm)
+		}},
+		{name: "its delete follows", then: func(server *shardServer) { server.delete("cm-0") }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			server := newShardServer(true, true)
+			server.create("cm", 2)
+			factory := newFactory(server.Source, refuseDrifted)
+			slow := cache.Indexers{"slow": func(any) ([]string, error) {
+				for start := time.Now(); time.Since(start) < time.Millisecond; {
+				}
+				return nil, nil
+			}}
+			informer := acquire(factory, configMapsGVR, generic.WithIndexers(slow))
+			factory.Start(ctx)
+			defer factory.Shutdown()
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
+				t.Fatal(err)
+			}
+			bad := get(t, server, "cm-0")
+			bad.Data = map[string]string{"bad": "true"}
+			written := server.update(bad)
+			server.create("other", 500) // 500 objects to index: the cache falls behind
+			tc.then(server)
+			// The ingest has taken what followed: cm-0 is no longer stale.
+			waitForStale(t, ctx, informer, nil, "")
+			if err := informer.WaitForWrite(ctx, written); err != nil && !errors.Is(err, generic.ErrStale) {
+				t.Errorf("WaitForWrite of the state that did not convert: %v; want nil or an error wrapping ErrStale", err)
+			}
+		})
 	}
 }
 

@@ -55,7 +55,10 @@ var ErrInformerStopped = errors.New("informer stopped")
 // ErrStale is wrapped by the error of a WaitForWrite whose written state
 // the informer could not take (it did not decode, convert or transform):
 // the cache keeps the object's last good state, marked stale (see
-// Status.Stale), and will not hold the written one.
+// Status.Stale), and will not hold the written one. A WaitForWrite that
+// starts once the informer has taken a later state of the object (a good
+// one, or its delete), which the cache has yet to apply, waits for it and
+// returns nil: the written state is then superseded, as with any write.
 var ErrStale = errors.New("the cached object is stale")
 
 // ErrResourceVersionNotTracked is wrapped by the error of every wait when
@@ -118,8 +121,14 @@ func (i *informer[T]) WaitForWrite(ctx context.Context, obj T) error {
 		older, objRV, err := i.holdsOlder(key, rv)
 		if older {
 			if stale, ok := i.chain.StaleOf(key); ok {
-				return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cache has applied every event up to resource version %q and holds the object at %q, its last good state: its state at %q did not decode, convert or transform (%v): %w",
+				return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cache has applied every event up to resource version %q and holds the object at %q, its last good state: its state at %q did not decode, convert or transform (%w): %w",
 					i.gvr, key, cachedRV, objRV, stale.ResourceVersion, stale.Err, ErrStale)
+			}
+			if handedRV, held := i.chain.HandedOn(key); !held || handedRV != objRV {
+				// The ingest has handed on a later state of the object, or
+				// its delete, which the cache has yet to apply (it lags
+				// the ingest): the state held will not stay.
+				return false, nil
 			}
 			return false, fmt.Errorf("generic: WaitForWrite of %s %q: the cache has applied every event up to resource version %q but holds the object at %q, older than %q: the object is not of this informer's resource",
 				i.gvr, key, cachedRV, objRV, rv)

@@ -126,7 +126,7 @@ func New[T Object](source cache.ListerWatcher, c Config[T], h Hooks) *Chain[T] {
 	chain := &Chain[T]{filter: newShardFilter(h.Selection)}
 	requests := newRequestCounter(source, h.Meter)
 	chain.ingest = newIngest(requests.lw, c, h, chain.filter, &chain.goroutines)
-	chain.guard = newServedGuard(chain.ingest.lw, requests.lw, c.GVR, h.Served, c.StopForGood, &chain.goroutines)
+	chain.guard = newServedGuard(chain.ingest.lw, requests.lw, c.GVR, h.Served, c.StopForGood, &chain.goroutines, chain.ingest.forget)
 	return chain
 }
 
@@ -178,10 +178,27 @@ func (c *Chain[T]) StaleOf(key string) (Staleness, bool) {
 	return c.ingest.record.latestStaleness(cache.ObjectName{Namespace: namespace, Name: name})
 }
 
-// HandedOn returns the resourceVersion of the newest object the chain
+// NewestHandedOn returns the resourceVersion of the newest object the chain
 // handed on to the reflector (handedOn): a watch event's (not a
 // bookmark's) or a listed object's; "" before the first.
-func (c *Chain[T]) HandedOn() string { return c.ingest.handed.get() }
+func (c *Chain[T]) NewestHandedOn() string { return c.ingest.handed.get() }
+
+// HandedOn returns the resourceVersion of the state of the object of cache
+// key key ("namespace/name" or "name") that the chain last handed on to
+// the informer's store, and whether it holds the object: what the store
+// will hold once it has applied what the reflector took (the store lags
+// the chain, never leads it).
+func (c *Chain[T]) HandedOn(key string) (resourceVersion string, held bool) {
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return "", false
+	}
+	last, ok := c.ingest.record.latest(cache.ObjectName{Namespace: namespace, Name: name})
+	if !ok {
+		return "", false
+	}
+	return last.GetResourceVersion(), true
+}
 
 // ListFailing reports whether the server answered the last whole list (or
 // WatchList stream) with an error (a 404, a 403, a 5xx, a timeout): the

@@ -160,12 +160,7 @@ func (in *ingest[T]) keep(ctx context.Context, items []runtime.Object, v view, s
 		switch {
 		case err != nil:
 			last, ok := in.record.latest(key)
-			if !ok {
-				continue
-			}
-			// A shard key (uid, namespace, name) does not change: the last
-			// good state is in the shard if the listed one is.
-			if inShard, err := in.shard.keeps(v, last); err != nil || !inShard {
+			if !ok || !in.mayKeep(v, item, last) {
 				continue
 			}
 			stored = last
@@ -225,6 +220,14 @@ func (in *ingest[T]) replaceRecord(next *objectSet[Stored]) uint64 {
 	}
 	return in.record.replace(next)
 }
+
+// forget empties the record of what the ingest delivered, in a generation
+// of its own: the reflector takes an empty list in the place of the
+// objects (the served guard's, for a resource the server no longer
+// serves). No object of before then is the last good state of one listed
+// later: a custom resource whose CRD was deleted and installed again, and
+// whose new state does not decode, is not the one deleted with the CRD.
+func (in *ingest[T]) forget() { in.record.replace(in.record.newSet(0)) }
 
 func (in *ingest[T]) watch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 	shard, shardChanged := in.shard.forWatch(&options)

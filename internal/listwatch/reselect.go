@@ -3,8 +3,10 @@ package listwatch
 import (
 	"context"
 	"errors"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
@@ -61,6 +63,7 @@ func (s *watchStream[T]) reselect(ctx context.Context, options metav1.ListOption
 		s.in.shard.listedWith(v, rv, next.cacheKeys)
 		return nil
 	}})
+	events[0].commit = s.alsoStale(next.staleObjects(), events[0].commit)
 	options.ResourceVersion, options.ShardSelector = rv, v.shardSelector()
 	options.SendInitialEvents, options.ResourceVersionMatch = nil, ""
 	w, err := s.in.inner.WatchWithContext(ctx, options)
@@ -72,6 +75,39 @@ func (s *watchStream[T]) reselect(ctx context.Context, options metav1.ListOption
 	}
 	s.shard = v
 	return w, changed, events, nil
+}
+
+// alsoStale returns commit, preceded by marking stale the objects of stale
+// the record holds: those the list holds at their last good state (their
+// listed state did not convert), which no event changes, since the record
+// holds that state already. They are stale from the first event on, before
+// the cache can reach the resourceVersion of a state that did not convert.
+// Its undo takes both back.
+func (s *watchStream[T]) alsoStale(stale []Staleness, commit commitFunc) commitFunc {
+	if len(stale) == 0 {
+		return commit
+	}
+	return func() func() {
+		var undos []func()
+		for _, st := range stale {
+			if _, held := s.get(st.Key); !held {
+				continue
+			}
+			was, wasStale := s.staleness(st.Key)
+			s.markStale(st.Key, staleErr{resourceVersion: st.ResourceVersion, err: st.Err}, st.Since)
+			undos = append(undos, func() { s.restoreStale(st.Key, was, wasStale) })
+		}
+		if commit != nil {
+			if undo := commit(); undo != nil {
+				undos = append(undos, undo)
+			}
+		}
+		return func() {
+			for _, undo := range slices.Backward(undos) {
+				undo()
+			}
+		}
+	}
 }
 
 // listSelection lists selection v, as the informer's list would (its
@@ -117,5 +153,26 @@ func (s *watchStream[T]) changesTo(next *objectSet[Stored]) []pending {
 		}
 	})
 	s.in.meter.Events(added, updated, deleted, 0)
+	inResourceVersionOrder(events)
 	return events
 }
+
+// inResourceVersionOrder orders events by the resourceVersion of their
+// objects, oldest first (the deletes, which carry the last state
+// delivered, come before the adds and updates of what the watch had not
+// delivered): the cache's resourceVersion is that of the last event it
+// applied, and a cache at N must have applied every event of the step
+// before N, or a read-your-writes wait for N (WaitForResourceVersion,
+// WaitForWrite) would end while an object written before N is still
+// missing from it. Resource versions that cannot be ordered keep their
+// order.
+func inResourceVersionOrder(events []pending) {
+	slices.SortStableFunc(events, func(a, b pending) int {
+		order, err := resourceversion.CompareResourceVersion(resourceVersionOf(a.event.Object), resourceVersionOf(b.event.Object))
+		if err != nil {
+			return 0
+		}
+		return order
+	})
+}
+

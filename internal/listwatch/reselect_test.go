@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -299,4 +301,65 @@ func receive(ctx context.Context, t *testing.T, w watch.Interface, n int) []got 
 		}
 	}
 	return events
+}
+
+// TestReselectEventsInResourceVersionOrder: the events of a reshard step
+// come oldest resourceVersion first (the deletes, carrying the last states
+// delivered, then the adds and updates), then the bookmark: the cache's
+// resourceVersion is that of the last event it applied, and a cache at N
+// must hold every object the step brings at N or before, or a
+// read-your-writes wait for N would end while one is missing.
+func TestReselectEventsInResourceVersionOrder(t *testing.T) {
+	objects := func(prefix string, n, firstRV int, low bool) []*corev1.ConfigMap {
+		var objs []*corev1.ConfigMap
+		for i := range n {
+			objs = append(objs, cm(fmt.Sprint(prefix, i), strconv.Itoa(firstRV+i), low))
+		}
+		return objs
+	}
+	tests := []struct {
+		name          string
+		before, after []*corev1.ConfigMap
+	}{
+		{name: "objects join", before: objects("kept", 5, 1, true), after: slices.Concat(objects("kept", 5, 1, true), objects("joined", 20, 30, true))},
+		{name: "objects leave and join", before: objects("left", 20, 1, false), after: objects("joined", 20, 30, true)},
+		{name: "objects change", before: objects("changed", 20, 1, true), after: objects("changed", 20, 30, true)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			srv := &server{objects: tc.before, rv: "25"}
+			chain, sel := reselectableChain(srv)
+			lw := cache.ToListerWatcherWithContext(chain.ListerWatcher())
+			if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			w, err := lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: "25", AllowWatchBookmarks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			srv.mu.Lock()
+			srv.objects, srv.rv = tc.after, "60"
+			srv.mu.Unlock()
+			sel.set(lowHalf)
+			var events []got
+			for {
+				e := receive(ctx, t, w, 1)[0]
+				events = append(events, e)
+				if e.Type == watch.Bookmark {
+					break
+				}
+			}
+			ordered := slices.IsSortedFunc(events, func(a, b got) int {
+				ra, _ := strconv.Atoi(a.RV)
+				rb, _ := strconv.Atoi(b.RV)
+				return ra - rb
+			})
+			if !ordered {
+				t.Errorf("the step's events are not in resourceVersion order: %v", events)
+			}
+		})
+	}
 }

@@ -58,6 +58,10 @@ type servedGuard struct {
 	// goroutines counts the goroutines of parked watches, so that the
 	// informer's Run returns only after they have ended.
 	goroutines *sync.WaitGroup
+	// emptied is told that the reflector is handed the empty list of a
+	// resource not served in the place of its objects: the ingest then
+	// forgets what it delivered (ingest.forget).
+	emptied func()
 
 	mu sync.Mutex
 	// listed: the server has answered a list of the whole resource.
@@ -81,9 +85,10 @@ func notServedBackoff() wait.Backoff {
 	return wait.Backoff{Duration: notServedProbeInitial, Factor: 2, Steps: math.MaxInt32, Cap: notServedProbeMax}
 }
 
-func newServedGuard(inner, source cache.ListerWatcher, gvr schema.GroupVersionResource, served Served, stopForGood bool, goroutines *sync.WaitGroup) *servedGuard {
+func newServedGuard(inner, source cache.ListerWatcher, gvr schema.GroupVersionResource, served Served, stopForGood bool, goroutines *sync.WaitGroup, emptied func()) *servedGuard {
 	g := &servedGuard{
 		goroutines:  goroutines,
+		emptied:     emptied,
 		inner:       cache.ToListerWatcherWithContext(inner),
 		source:      cache.ToListerWatcherWithContext(source),
 		gvr:         gvr.String(),
@@ -177,8 +182,11 @@ func (g *servedGuard) whileNotServed(ctx context.Context) (empty, done bool, err
 	return false, false, nil
 }
 
-// emptyList is the list of a resource that is not served.
+// emptyList is the list of a resource that is not served, which the
+// reflector takes in the place of the objects it had: the ingest forgets
+// them (emptied).
 func (g *servedGuard) emptyList() runtime.Object {
+	g.emptied()
 	return &metainternalversion.List{ListMeta: metav1.ListMeta{ResourceVersion: g.lastResourceVersion()}}
 }
 

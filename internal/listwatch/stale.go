@@ -91,6 +91,25 @@ func (s *objectSet[T]) staleObjects() []Staleness {
 	return out
 }
 
+// mayKeep reports whether last, the last good state of an object that a
+// list or watch made with selection v delivered in a state that did not
+// convert (item), may stand for it: last belongs to v (a shard key, uid,
+// namespace or name, does not change: the last good state is in the shard
+// if the listed one is, unless the selection changed since last was
+// delivered), and item is not another object of its name (a UID that can
+// be read and differs: the server deleted the object and made another).
+func (in *ingest[T]) mayKeep(v view, item runtime.Object, last Stored) bool {
+	if inShard, err := in.shard.keeps(v, last); err != nil || !inShard {
+		return false
+	}
+	m, ok := item.(metav1.Object)
+	if !ok || isNilPointer(item) {
+		return true
+	}
+	uid := m.GetUID()
+	return uid == "" || last.GetUID() == "" || uid == last.GetUID()
+}
+
 // staleOf returns why a source's object did not become a T: err, with the
 // resourceVersion the object carries, read without trusting it to be
 // whole.

@@ -62,13 +62,23 @@ func (s *watchStream[T]) convert(ctx context.Context, event watch.Event) (watch.
 // delete's resourceVersion; any other event keeps the last good state and
 // marks it stale, and is handed on as a bookmark at its resourceVersion
 // (in a WatchList stream's initial events, as the last good state, which
-// the relist then keeps).
+// the relist then keeps). A last good state that may not stand for the
+// object (mayKeep: outside the watch's selection, or another object of its
+// name) is not kept: a WatchList stream's initial events leave it out (the
+// relist drops it), and a plain watch delivers its delete, as outOfShard
+// does.
 func (s *watchStream[T]) turnedBad(event watch.Event, key cache.ObjectName, err error) (watch.Event, commitFunc, bool) {
 	last, known := s.lastGoodOf(key)
 	if !known {
 		return event, nil, false
 	}
 	why := staleOf(event.Object, err)
+	if !s.in.mayKeep(s.shard, event.Object, last) {
+		if s.initial != nil {
+			return event, nil, false
+		}
+		event.Type = watch.Deleted
+	}
 	if event.Type == watch.Deleted {
 		gone := atResourceVersion(last, why.resourceVersion)
 		return watch.Event{Type: watch.Deleted, Object: gone}, func() func() { return s.removeUndoably(key) }, true
@@ -238,11 +248,14 @@ func (s *watchStream[T]) convertBookmark(ctx context.Context, event watch.Event)
 // handing over one event at a time (the hand-over cost the typed ingest
 // about 1.4x client-go in BenchmarkIngest).
 //
-// What an event changes in the ingest's record is committed when the event
-// enters the buffer, and taken back at Stop for the events the reflector
-// left in it: the record then holds exactly what the reflector took, so a
-// watch resumed from the reflector's last resourceVersion, which delivers
-// those events again, finds it as it was.
+// What an event changes in the ingest's record is committed just before
+// the event enters the buffer (taken back at once if it does not enter
+// it), so that the record is never behind what the reflector, and so the
+// cache, may have taken (a WaitForWrite reads the record's staleness once
+// the cache has applied the event); and it is taken back at Stop for the
+// events the reflector left in the buffer: the record then holds exactly
+// what the reflector took, so a watch resumed from the reflector's last
+// resourceVersion, which delivers those events again, finds it as it was.
 type convertingWatch struct {
 	inner   watch.Interface
 	convert func(watch.Event) (watch.Event, commitFunc, bool)
@@ -259,8 +272,9 @@ type convertingWatch struct {
 	loopDone chan struct{}
 
 	mu sync.Mutex
-	// undos takes back the commits of the last events sent, oldest first;
-	// it keeps at least the last resultBuffer.
+	// undos takes back the commits of the last events sent, oldest first,
+	// and of the one being sent; it keeps at least the last
+	// resultBuffer+1.
 	undos []sent
 	// handed is the chain's newest resourceVersion handed on, which the
 	// events sent advance and undoUntaken takes back.
@@ -279,6 +293,16 @@ type sent struct {
 	undo       func()
 	advanced   bool
 	handedFrom string
+}
+
+// takeBack takes back what s changed.
+func (s sent) takeBack(handed *handedOn) {
+	if s.undo != nil {
+		s.undo()
+	}
+	if s.advanced {
+		handed.rollback(s.handedFrom)
+	}
 }
 
 func newConvertingWatch(ctx context.Context, goroutines *sync.WaitGroup, handed *handedOn, inner watch.Interface, interrupt <-chan struct{}, convert func(watch.Event) (watch.Event, commitFunc, bool), reselect func(context.Context) (watch.Interface, <-chan struct{}, []pending, error)) *convertingWatch {
@@ -333,19 +357,13 @@ func (w *convertingWatch) swapInner(inner watch.Interface) bool {
 }
 
 // undoUntaken takes back, newest first, the commits of the events still
-// in the buffer, and what they advanced of the newest resourceVersion
-// handed on.
+// in the buffer.
 func (w *convertingWatch) undoUntaken() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	untaken := min(len(w.result), len(w.undos))
 	for i := len(w.undos) - 1; i >= len(w.undos)-untaken; i-- {
-		if w.undos[i].undo != nil {
-			w.undos[i].undo()
-		}
-		if w.undos[i].advanced {
-			w.handed.rollback(w.undos[i].handedFrom)
-		}
+		w.undos[i].takeBack(w.handed)
 	}
 	w.undos = nil
 }
@@ -379,16 +397,35 @@ func (w *convertingWatch) loop(ctx context.Context) {
 		if !keep {
 			continue
 		}
-		select {
-		case w.result <- out:
-			w.committed(out, commit)
-		case <-w.stopped:
-			return
-		case <-ctx.Done():
-			w.stop()
+		if !w.send(ctx, out, commit) {
 			return
 		}
 	}
+}
+
+// send commits what event changes and puts it in the buffer; if the watch
+// is stopped or its context ends first, it takes the commit back and
+// reports false.
+func (w *convertingWatch) send(ctx context.Context, event watch.Event, commit commitFunc) bool {
+	w.committed(event, commit)
+	select {
+	case w.result <- event:
+		return true
+	case <-w.stopped:
+	case <-ctx.Done():
+		w.stop()
+	}
+	w.takeBackLast()
+	return false
+}
+
+// takeBackLast takes back the last commit, whose event was not sent.
+func (w *convertingWatch) takeBackLast() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	last := len(w.undos) - 1
+	w.undos[last].takeBack(w.handed)
+	w.undos = w.undos[:last]
 }
 
 // moved moves the watch to the informer's new selection (reselect), and
@@ -408,13 +445,7 @@ func (w *convertingWatch) moved(ctx context.Context) bool {
 	}
 	w.interrupt = interrupt
 	for _, e := range events {
-		select {
-		case w.result <- e.event:
-			w.committed(e.event, e.commit)
-		case <-w.stopped:
-			return false
-		case <-ctx.Done():
-			w.stop()
+		if !w.send(ctx, e.event, e.commit) {
 			return false
 		}
 	}
@@ -424,18 +455,14 @@ func (w *convertingWatch) moved(ctx context.Context) bool {
 // interrupted sends the 410 Gone that makes the reflector relist, and ends
 // the watch.
 func (w *convertingWatch) interrupted(ctx context.Context) {
-	select {
-	case w.result <- relistEvent(shardChangedMessage):
-		w.committed(watch.Event{Type: watch.Error}, nil)
-	case <-w.stopped:
-	case <-ctx.Done():
-	}
+	w.send(ctx, relistEvent(shardChangedMessage), nil)
 	w.stop()
 }
 
-// committed commits what a sent event changes, advances the newest
-// resourceVersion handed on by an object's (not a bookmark's), and keeps
-// how to take both back.
+// committed commits what an event about to be sent changes, advances the
+// newest resourceVersion handed on by its object's, and keeps how to take
+// both back: with the events in the buffer, at most resultBuffer+1
+// may be taken back.
 func (w *convertingWatch) committed(event watch.Event, commit commitFunc) {
 	var s sent
 	if commit != nil {
@@ -443,12 +470,13 @@ func (w *convertingWatch) committed(event watch.Event, commit commitFunc) {
 	}
 	switch event.Type {
 	case watch.Added, watch.Modified, watch.Deleted:
+		// An object's resourceVersion, not a bookmark's (handedon.go).
 		s.advanced, s.handedFrom = true, w.handed.advance(resourceVersionOf(event.Object))
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.undos = append(w.undos, s)
 	if len(w.undos) >= 2*resultBuffer {
-		w.undos = append(w.undos[:0], w.undos[len(w.undos)-resultBuffer:]...)
+		w.undos = append(w.undos[:0], w.undos[len(w.undos)-resultBuffer-1:]...)
 	}
 }
