@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -236,8 +237,7 @@ func migrationRowOrder(rows map[string]migrationRow) []string {
 		ids = append(ids, id)
 	}
 	number := func(id string) int {
-		var n int
-		fmt.Sscanf(id, "M%d", &n)
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "M")) // IDs match M[0-9]+
 		return n
 	}
 	slices.SortFunc(ids, func(a, b string) int { return number(a) - number(b) })
