@@ -9,11 +9,21 @@
 #   hack/apicheck.sh --accept  write the incompatible changes found into
 #                              hack/api/accepted.txt (review its diff)
 #
+# Each line of accepted.txt is one change as apidiff says it, followed by
+# "  # M<n>": the row of docs/migration.md's table of compiler errors that
+# tells users what to write instead (migration_table_test.go holds that).
+# The check ignores that trailing "# ..." annotation; --accept keeps the
+# annotation of every line it writes again, and writes new lines without
+# one, so that the test fails until a row is named.
+#
 # At a release, hack/api/baseline moves to the released commit and
 # accepted.txt empties. The baseline's API is rebuilt from git (git
 # archive) each run, so nothing binary is committed; the check needs the
 # baseline commit in the clone's history. Exit 2: a tool or git failure.
 set -euo pipefail
+# sort and comm in one order whatever the locale, so that --accept writes
+# the same file on every machine.
+export LC_ALL=C
 # client-go v0.38 (Kubernetes 1.38) needs Go 1.27: the go command fetches it from the module proxy.
 export GOTOOLCHAIN=go1.27.3
 APIDIFF_VERSION=v0.0.0-20261113113407-e3970619a1a4 # golang.org/x/exp
@@ -62,19 +72,32 @@ for entry in "${packages[@]}"; do
 done
 sort -u -o "$found" "$found"
 
+# entries prints the accepted changes, without their "  # M<n>" annotations.
+entries() { grep -v '^#' "$accepted" | sed 's/[[:space:]][[:space:]]*#.*$//' | sort -u; }
+
 if $accept; then
+	# Each change found, with the annotation its line had, if it had one.
+	annotated=$(awk '
+		NR == FNR {
+			if ($0 ~ /^#/) next
+			if (match($0, /[[:space:]]+#.*$/)) note[substr($0, 1, RSTART - 1)] = substr($0, RSTART)
+			next
+		}
+		{ print $0 (($0 in note) ? note[$0] : "") }' "$accepted" "$found")
 	{
 		echo "# Incompatible API changes since the baseline commit (hack/api/baseline),"
 		echo "# accepted on purpose: hack/apicheck.sh fails on any other. Written by"
-		echo "# hack/apicheck.sh --accept; one per line, as apidiff says it."
-		cat "$found"
+		echo "# hack/apicheck.sh --accept; one per line, as apidiff says it, then"
+		echo "# \"  # M<n>\": the row of docs/migration.md's table that tells users what"
+		echo "# to write instead (add it by hand; --accept keeps it)."
+		[ -z "$annotated" ] || printf '%s\n' "$annotated"
 	} >"$accepted"
-	echo "apicheck: $(wc -l <"$found") incompatible changes written to $accepted"
+	echo "apicheck: $(wc -l <"$found") incompatible changes written to $accepted, $(grep -v '^#' "$accepted" | grep -cv '[[:space:]]#' || true) of them without a row of docs/migration.md (name one: '  # M<n>')"
 	exit 0
 fi
 
-unaccepted=$(comm -23 "$found" <(grep -v '^#' "$accepted" | sort))
-stale=$(comm -13 "$found" <(grep -v '^#' "$accepted" | sort))
+unaccepted=$(comm -23 "$found" <(entries))
+stale=$(comm -13 "$found" <(entries))
 if [ -n "$stale" ]; then
 	printf 'apicheck: accepted but no longer incompatible (run %s --accept to drop them):\n%s\n' "$0" "$stale"
 fi

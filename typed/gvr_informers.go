@@ -25,10 +25,19 @@ import (
 // The factory's namespace is not applied to a resource the RESTMapper (or
 // discovery) says is cluster-scoped. opts are as InformerFor's.
 //
-// It is the route to unstructured informers: their objects cost about
-// what typed ones do, in memory and to read (docs/performance.md), where
-// those of the drop-in package unstructured, which keeps client-go's
-// dynamic informers' behaviour, are as the dynamic client makes them.
+// Its objects share strings, equal managedFields fieldsV1 trees and equal
+// labels maps across the factory (Clients.NoSharing keeps trees and maps
+// apart), but not their other maps: on realistic Pods (those of Deployments) the cache
+// holds about twice what client-go's typed informer holds (54.5 KB a Pod
+// against 27.5 KB, docs/benchmarks.md), where the drop-in package
+// unstructured, which shares every equal map and list, holds 13 KB, and
+// InformerFor with the Go type 9.3 KB. On objects that share little they
+// cost what the drop-in's do, and it syncs faster than the drop-in (595 ms
+// against 994 ms for 10,000 ConfigMaps); reads cost the same. Use it for
+// unstructured informers on the one factory (one Start, WaitForCacheSync
+// and Shutdown with the typed ones, Handles, controller.For), and the
+// drop-in for the smallest cache of many objects that repeat
+// (docs/performance.md).
 //
 // It fails, without side effects, on a nil factory, a gvr without a
 // version or a resource, when there is no dynamic client to be had, or an

@@ -16,12 +16,15 @@
 // over a generic.Factory of *unstructured.Unstructured fed by the dynamic
 // client, as client-go's are. Code that wants the typed API (typed event
 // handlers with tombstones unwrapped, typed indexers, ByIndex, one Handle
-// per hold) and caches that cost what typed ones do asks the one factory
-// for the informer instead: typed.UnstructuredFor.
+// per hold, one lifecycle with the typed informers, controller.For) asks
+// the one factory for the informer instead: typed.UnstructuredFor, which
+// syncs faster but shares less (on realistic Pods, 54.5 KB an object
+// against this package's 13 KB; docs/performance.md).
 //
 // One difference is on purpose: the objects the factories cache share
 // every map and list equal to one cached before, a cache several times
-// smaller than dynamicinformer's. Objects read from a cache are
+// smaller than dynamicinformer's (on realistic Pods an eighth, and 0.47×
+// what client-go's typed informer holds). Objects read from a cache are
 // read-only, in client-go as here; a write into one in place (the bug
 // client-go's cache mutation detector, KUBE_CACHE_MUTATION_DETECTOR=true,
 // catches, here as there) changes every object that shares what it wrote
