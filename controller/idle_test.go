@@ -292,7 +292,7 @@ func TestWaitIdleWaitsForItsOwnWritesEchoes(t *testing.T) {
 				n.add(key)
 				cached, err := cms.Lister().Namespace(key.Namespace).Get(key.Name)
 				if err != nil {
-					return controller.Result{}, nil
+					return controller.Result{}, err
 				}
 				step, _ := strconv.Atoi(cached.Data["step"])
 				if step >= steps {

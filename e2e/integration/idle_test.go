@@ -55,7 +55,7 @@ func TestWaitIdleOnTheServer(t *testing.T) {
 		mu.Unlock()
 		cm, err := configMaps.Lister().Namespace(key.Namespace).Get(key.Name)
 		if err != nil {
-			return controller.Result{}, nil
+			return controller.Result{}, err
 		}
 		step, _ := strconv.Atoi(cm.Data["step"])
 		if step >= steps {

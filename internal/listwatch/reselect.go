@@ -175,4 +175,3 @@ func inResourceVersionOrder(events []pending) {
 		return order
 	})
 }
-
