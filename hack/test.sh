@@ -46,6 +46,9 @@ go test -tags fieldsv1byte -count=1 ./typed
 step "library: tests with -race and the cache mutation detector"
 KUBE_CACHE_MUTATION_DETECTOR=true go test -race -count=1 ./...
 
+step "library: the timing-sensitive tests under -race -count=3 with every core kept busy (hack/stress.sh)"
+bash hack/stress.sh
+
 step "prometheus adapter (a module of its own): tests with -race"
 KUBE_CACHE_MUTATION_DETECTOR=true go -C prometheus test -race -count=1 ./...
 
