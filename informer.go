@@ -369,7 +369,7 @@ func (i *informer[T]) Status() Status {
 		s.FieldSelector = i.selection.fields.String()
 	}
 	s.Progress = SyncProgress(i.telemetry.Progress(i.shared.HasSynced()))
-	_, s.Stale = i.chain.Stale(0)
+	s.Stale = i.chain.StaleCount()
 	s.LastEventResourceVersion = i.chain.NewestHandedOn()
 	s.DroppedErrors = i.callbacks.Dropped()
 	return s
@@ -378,7 +378,7 @@ func (i *informer[T]) Status() Status {
 // StaleObjects is every object the ingest keeps at a last good state (see
 // the function StaleObjects).
 func (i *informer[T]) StaleObjects() []StaleObject {
-	stale, _ := i.chain.Stale(-1)
+	stale := i.chain.Stale()
 	if len(stale) == 0 {
 		return nil
 	}

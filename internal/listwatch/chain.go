@@ -164,9 +164,11 @@ func (c *Chain[T]) LastListed() (last Listing, ok bool, next <-chan struct{}) {
 
 // Stale returns the objects the informer holds at their last good state
 // although the server has a newer one that did not decode, convert or
-// transform (stale.go), sorted by key, at most limit of them (every one:
-// limit < 0), and how many there are.
-func (c *Chain[T]) Stale(limit int) ([]Staleness, int) { return c.ingest.record.staleObjects(limit) }
+// transform (stale.go), sorted by key.
+func (c *Chain[T]) Stale() []Staleness { return c.ingest.record.staleObjects() }
+
+// StaleCount returns how many objects Stale would return.
+func (c *Chain[T]) StaleCount() int { return c.ingest.record.staleCount() }
 
 // StaleOf returns the staleness of the object of cache key key
 // ("namespace/name" or "name"), if the informer holds it stale.

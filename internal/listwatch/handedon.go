@@ -57,6 +57,24 @@ func (h *handedOn) get() string {
 	return h.rv
 }
 
+// newestOf is the newest resourceVersion of objs, "" if none has one that
+// can be ordered.
+func newestOf(objs []runtime.Object) string {
+	var newest string
+	for _, obj := range objs {
+		rv := resourceVersionOf(obj)
+		if rv == "" {
+			continue
+		}
+		if newest == "" {
+			newest = rv
+		} else if order, err := resourceversion.CompareResourceVersion(rv, newest); err == nil && order > 0 {
+			newest = rv
+		}
+	}
+	return newest
+}
+
 // resourceVersionOf is obj's resourceVersion, "" if it has none.
 func resourceVersionOf(obj runtime.Object) string {
 	if obj == nil || isNilPointer(obj) {

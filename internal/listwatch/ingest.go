@@ -121,10 +121,8 @@ func (in *ingest[T]) list(ctx context.Context, options metav1.ListOptions) (runt
 		Items: make([]runtime.Object, 0, len(items)),
 	}
 	page := in.listPage(options.Continue == "", len(items))
-	in.keep(ctx, items, shard, page, func(stored Stored) {
-		out.Items = append(out.Items, stored)
-		in.handed.advance(stored.GetResourceVersion())
-	})
+	in.keep(ctx, items, shard, page, func(stored Stored) { out.Items = append(out.Items, stored) })
+	in.handed.advance(newestOf(out.Items)) // once a page, not once an object
 	if out.Continue == "" {
 		in.replaceRecord(page)
 		in.endListing()

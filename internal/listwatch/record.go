@@ -237,20 +237,18 @@ func (r *lastGood[T]) latest(key cache.ObjectName) (T, bool) {
 	return r.objects.get(key)
 }
 
-// staleObjects returns the stale objects of the record, sorted by key,
-// and how many there are; at most limit of them (all: limit < 0).
-func (r *lastGood[T]) staleObjects(limit int) ([]Staleness, int) {
+// staleObjects returns the stale objects of the record, sorted by key.
+func (r *lastGood[T]) staleObjects() []Staleness {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := len(r.objects.stale)
-	if limit == 0 || n == 0 {
-		return nil, n
-	}
-	all := r.objects.staleObjects()
-	if limit > 0 && len(all) > limit {
-		all = all[:limit]
-	}
-	return all, n
+	return r.objects.staleObjects()
+}
+
+// staleCount returns how many objects of the record are stale.
+func (r *lastGood[T]) staleCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.objects.stale)
 }
 
 // each calls f with every object held and its key.

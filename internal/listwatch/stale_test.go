@@ -224,7 +224,7 @@ func checkStale(ctx context.Context, t *testing.T, chain *Chain[*corev1.ConfigMa
 	var stale []string
 	_ = wait.PollUntilContextCancel(ctx, time.Millisecond, true, func(context.Context) (bool, error) {
 		stale = nil
-		objs, _ := chain.Stale(-1)
+		objs := chain.Stale()
 		for _, st := range objs {
 			stale = append(stale, st.Key.Name)
 		}
