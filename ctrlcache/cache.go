@@ -1,0 +1,176 @@
+package ctrlcache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/typed"
+)
+
+// New is controller-runtime's cache.New on this library's informers: a
+// cache.NewCacheFunc, so a manager takes it in one line,
+//
+//	mgr, err := manager.New(cfg, manager.Options{NewCache: ctrlcache.New})
+//
+// It reads opts as controller-runtime's cache.New does (see
+// docs/controller-runtime.md for each field), with one exception: a custom
+// NewInformer is refused with an error naming it, the informers being this
+// library's. It is BuilderWithOptions(Options{}).
+func New(config *rest.Config, opts crcache.Options) (crcache.Cache, error) {
+	return BuilderWithOptions(Options{})(config, opts)
+}
+
+// BuilderWithOptions returns a cache.NewCacheFunc that makes a cache as New
+// does, with this library's settings: sharding or a Lease membership, the
+// compact store or other informer options per type, informers of kinds
+// not served yet.
+func BuilderWithOptions(options Options) crcache.NewCacheFunc {
+	return func(config *rest.Config, opts crcache.Options) (crcache.Cache, error) {
+		return newCache(config, opts, options)
+	}
+}
+
+func newCache(config *rest.Config, opts crcache.Options, options Options) (crcache.Cache, error) {
+	if config == nil {
+		return nil, errors.New("ctrlcache: nil rest.Config")
+	}
+	if opts.NewInformer != nil {
+		return nil, errors.New("ctrlcache: cache.Options.NewInformer is not supported: the informers are github.com/generic-informers/generic's; leave it nil")
+	}
+	opts, err := defaultOpts(config, opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newShared(config, opts, options)
+	if err != nil {
+		return nil, err
+	}
+	newCacheFunc := func(config crcache.Config, namespace string) crcache.Cache {
+		return newInformerCache(s, config, namespace)
+	}
+	tree, err := compose(newCacheFunc, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &registryCache{Cache: tree, factory: s.factory}, nil
+}
+
+// newCacheFunc makes the cache of one Config and namespace.
+type newCacheFunc func(config crcache.Config, namespace string) crcache.Cache
+
+// compose builds the caches of opts as controller-runtime's cache.New
+// does: one per namespace of DefaultNamespaces (or one for all), and per
+// type of ByObject.
+func compose(newCache newCacheFunc, opts crcache.Options) (crcache.Cache, error) {
+	var defaultCache crcache.Cache
+	if len(opts.DefaultNamespaces) > 0 {
+		defaultConfig := optionDefaultsToConfig(&opts)
+		defaultCache = newMultiNamespaceCache(newCache, opts.Scheme, opts.Mapper, opts.DefaultNamespaces, &defaultConfig)
+	} else {
+		defaultCache = newCache(optionDefaultsToConfig(&opts), corev1.NamespaceAll)
+	}
+	if len(opts.ByObject) == 0 {
+		return defaultCache, nil
+	}
+	delegating := &delegatingByGVKCache{
+		scheme:       opts.Scheme,
+		caches:       make(map[schema.GroupVersionKind]crcache.Cache, len(opts.ByObject)),
+		defaultCache: defaultCache,
+	}
+	for obj, config := range opts.ByObject {
+		gvk, err := apiutil.GVKForObject(obj, opts.Scheme)
+		if err != nil {
+			return nil, fmt.Errorf("failed to get GVK for type %T: %w", obj, err)
+		}
+		if len(config.Namespaces) > 0 {
+			delegating.caches[gvk] = newMultiNamespaceCache(newCache, opts.Scheme, opts.Mapper, config.Namespaces, nil)
+		} else {
+			delegating.caches[gvk] = newCache(byObjectToConfig(config), corev1.NamespaceAll)
+		}
+	}
+	return delegating, nil
+}
+
+// newShared makes the Registry of a cache and what its informerCaches share.
+func newShared(config *rest.Config, opts crcache.Options, options Options) (*shared, error) {
+	config = rest.CopyConfig(config)
+	if config.UserAgent == "" {
+		config.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	factory, err := typed.NewFactoryForClients(typed.Clients{
+		Config:     config,
+		HTTPClient: opts.HTTPClient,
+		RESTMapper: opts.Mapper,
+		NoSharing:  options.NoSharing,
+	}, opts.Scheme, options.Factory...)
+	if err != nil {
+		return nil, fmt.Errorf("ctrlcache: %w", err)
+	}
+	byObject := make(map[schema.GroupKind][]generic.InformerOption, len(options.ByObject))
+	for obj, informerOpts := range options.ByObject {
+		gvk, err := apiutil.GVKForObject(obj, opts.Scheme)
+		if err != nil {
+			return nil, fmt.Errorf("ctrlcache: Options.ByObject: %w", err)
+		}
+		byObject[gvk.GroupKind()] = informerOpts
+	}
+	return &shared{
+		factory:                     factory,
+		scheme:                      opts.Scheme,
+		mapper:                      opts.Mapper,
+		readerFailOnMissingInformer: opts.ReaderFailOnMissingInformer,
+		waitForUnservedKinds:        options.WaitForUnservedKinds,
+		informerOptions:             options.Informer,
+		byObject:                    byObject,
+		errorHandler:                watchErrorHandler(opts.DefaultWatchErrorHandler),
+		noBookmarks:                 disableBookmarks,
+		resync:                      map[resyncKey]time.Duration{},
+	}, nil
+}
+
+// registryCache is the cache New returns: the composed caches, whose
+// informers the one Registry runs.
+type registryCache struct {
+	crcache.Cache
+	factory *typed.Factory
+
+	mu      sync.Mutex
+	started bool
+}
+
+// Start runs the Registry's informers, those made already and those made
+// later, until ctx ends, and then waits for them to stop (Shutdown), as
+// controller-runtime's Start blocks until its informers have stopped. It
+// is an error to start a cache twice.
+func (c *registryCache) Start(ctx context.Context) error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return errors.New("informer already started") //nolint:staticcheck // controller-runtime's words
+	}
+	c.started = true
+	c.mu.Unlock()
+	c.factory.Start(ctx)
+	err := c.Cache.Start(ctx)
+	c.factory.Shutdown()
+	return err
+}
+
+// NeedLeaderElection reports false: a cache runs on every replica, leader
+// or not, as controller-runtime's does.
+func (c *registryCache) NeedLeaderElection() bool { return false }
+
+// Registry returns the generic.Registry behind the cache: its Statuses,
+// Membership, Shard and Reshard. Its lifecycle (Start, Shutdown) is the
+// cache's: do not call those.
+func (c *registryCache) Registry() *generic.Registry { return c.factory.Registry }

@@ -1,0 +1,59 @@
+package ctrlcache
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/generic-informers/generic"
+)
+
+// Options are this library's settings for a cache, beside controller-runtime's
+// cache.Options (which BuilderWithOptions's cache.NewCacheFunc takes as
+// controller-runtime's does). The zero Options is New's: a cache that answers
+// as controller-runtime's does, with this library's smaller objects.
+type Options struct {
+	// Factory are the options of the one generic.Registry behind the cache,
+	// which every informer of it shares: generic.WithShard to cache one
+	// shard of every resource, generic.WithMembership to have a Lease-based
+	// membership give the replica its shard (docs/controller-runtime.md,
+	// "Sharding a manager").
+	Factory []generic.FactoryOption
+
+	// Informer are informer options applied to every informer of the
+	// cache, before those the cache.Options make (namespace, selectors,
+	// transform, resync period), which win: generic.WithMetricsProvider,
+	// generic.WithStripManagedFields, generic.WithShardKey,
+	// generic.WithStopWhenNotServed, generic.WithErrorHandler, ... An
+	// option the Registry refuses (see generic.Factory.Acquire) makes
+	// GetInformer, Get and List return its error.
+	Informer []generic.InformerOption
+
+	// ByObject are informer options for the informers of one type, applied
+	// after Informer and before the cache.Options' own: for example
+	// generic.WithCompactStore(256) for a type cached in full but seldom
+	// read. The key's type names the kind, as cache.Options.ByObject's;
+	// a typed object, an *unstructured.Unstructured and a
+	// *metav1.PartialObjectMetadata of one kind name the same kind, and
+	// the options apply to all three views of it.
+	ByObject map[client.Object][]generic.InformerOption
+
+	// WaitForUnservedKinds, if true, gives a kind the server does not serve
+	// yet (its CustomResourceDefinition not installed, or not Established)
+	// an informer that waits, and syncs once the kind is served, where
+	// controller-runtime's cache fails with a no-kind-match error. Such an
+	// informer asks discovery again with backoff (1 s doubling to 30 s);
+	// GetInformer with BlockUntilSynced(true), Get and List block until it
+	// synced or their context ends. The kind must be registered in
+	// cache.Options.Scheme (a typed object) or be named by its GVK (an
+	// *unstructured.Unstructured or *metav1.PartialObjectMetadata), and its
+	// resource is guessed from its kind (the lower-case plural CRDs use by
+	// convention) until discovery knows it.
+	WaitForUnservedKinds bool
+
+	// NoSharing, if true, makes every cached object hold maps, slices and
+	// pointed-to structs of its own (typed.Clients.NoSharing). By default
+	// equal ones are shared across the cache's objects, which is why the
+	// cache is small; Get and List hand out deep copies (unless
+	// UnsafeDisableDeepCopy), which share nothing, so sharing is invisible
+	// to callers who do not disable deep copy.
+	NoSharing bool
+}

@@ -1,0 +1,193 @@
+package ctrlcache
+
+import (
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/typed"
+)
+
+// viewKind is which of the Registry's views holds an informer: typed
+// objects of the scheme's Go types, *unstructured.Unstructured, or
+// *metav1.PartialObjectMetadata. controller-runtime keeps one informer per
+// kind and view too (its tracker's Structured, Unstructured and Metadata).
+type viewKind int
+
+const (
+	structuredView viewKind = iota
+	unstructuredView
+	metadataView
+)
+
+// viewOf returns the view that serves obj, an object or a list, as
+// controller-runtime's informersByType decides it.
+func viewOf(obj runtime.Object) viewKind {
+	switch obj.(type) {
+	case runtime.Unstructured:
+		return unstructuredView
+	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
+		return metadataView
+	default:
+		return structuredView
+	}
+}
+
+// view is one Handle of the Registry with its object type erased, for the
+// reader and the informer adapter: what they need of a Handle[T] for any T.
+type view interface {
+	// get returns the cached object namespace/name (namespace empty for
+	// a cluster-scoped kind), or found false.
+	get(namespace, name string) (obj runtime.Object, found bool, err error)
+	// list returns the cached objects of namespace (every namespace if
+	// empty) whose labels selector matches.
+	list(namespace string, selector labels.Selector) ([]runtime.Object, error)
+	// byIndex returns the cached objects indexName maps value to.
+	byIndex(indexName, value string) ([]runtime.Object, error)
+	// addIndexers adds client-go index functions, each called with the
+	// view's objects.
+	addIndexers(indexers toolscache.Indexers) error
+	// addEventHandler registers handler, called with the view's objects.
+	addEventHandler(handler toolscache.ResourceEventHandler, options toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error)
+	handle() handleMethods
+}
+
+// handleMethods are the methods of a generic.Handle that do not name its
+// object type.
+type handleMethods interface {
+	Informer() toolscache.SharedIndexInformer
+	HasSynced() bool
+	Status() generic.Status
+	Release() bool
+	Done() <-chan struct{}
+}
+
+// handleView is the view of a Handle[T].
+type handleView[T generic.Object] struct {
+	h generic.Handle[T]
+}
+
+func (v handleView[T]) handle() handleMethods { return v.h }
+
+func (v handleView[T]) get(namespace, name string) (runtime.Object, bool, error) {
+	var (
+		obj T
+		err error
+	)
+	if namespace == "" {
+		obj, err = v.h.Lister().Get(name)
+	} else {
+		obj, err = v.h.Lister().Namespace(namespace).Get(name)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return obj, true, nil
+}
+
+func (v handleView[T]) list(namespace string, selector labels.Selector) ([]runtime.Object, error) {
+	var (
+		objs []T
+		err  error
+	)
+	if namespace == "" {
+		objs, err = v.h.Lister().List(selector)
+	} else {
+		objs, err = v.h.Lister().Namespace(namespace).List(selector)
+	}
+	return erase(objs), err
+}
+
+func (v handleView[T]) byIndex(indexName, value string) ([]runtime.Object, error) {
+	objs, err := v.h.Lister().ByIndex(indexName, value)
+	var partial *generic.PartialIndexError
+	if errors.As(err, &partial) {
+		// controller-runtime's cache answers with an error when an index
+		// function fails; keep that.
+		return nil, err
+	}
+	return erase(objs), err
+}
+
+func (v handleView[T]) addIndexers(indexers toolscache.Indexers) error {
+	typedIndexers := make(toolscache.TypedIndexers[T], len(indexers))
+	for name, fn := range indexers {
+		typedIndexers[name] = func(obj T) ([]string, error) { return fn(obj) }
+	}
+	return v.h.AddIndexers(typedIndexers)
+}
+
+func (v handleView[T]) addEventHandler(handler toolscache.ResourceEventHandler, options toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
+	return v.h.AddEventHandler(untypedHandler[T]{handler}, options)
+}
+
+func erase[T runtime.Object](objs []T) []runtime.Object {
+	out := make([]runtime.Object, len(objs))
+	for i, obj := range objs {
+		out[i] = obj
+	}
+	return out
+}
+
+// untypedHandler hands a Handle's typed events to a client-go
+// ResourceEventHandler, as a client-go informer would: deletes whose
+// final state is unknown arrive as a cache.DeletedFinalStateUnknown
+// tombstone holding the last state cached.
+type untypedHandler[T generic.Object] struct {
+	handler toolscache.ResourceEventHandler
+}
+
+func (u untypedHandler[T]) OnAdd(obj T, isInInitialList bool) { u.handler.OnAdd(obj, isInInitialList) }
+
+func (u untypedHandler[T]) OnUpdate(oldObj, newObj T) { u.handler.OnUpdate(oldObj, newObj) }
+
+func (u untypedHandler[T]) OnDelete(deleted toolscache.DeletedObject[T]) {
+	if deleted.FinalStateUnknown != nil {
+		u.handler.OnDelete(toolscache.DeletedFinalStateUnknown{Key: deleted.FinalStateUnknown.Key, Obj: deleted.OptionalObj})
+		return
+	}
+	u.handler.OnDelete(deleted.OptionalObj)
+}
+
+// acquireView acquires the informer of gvk (at gvr) in the Registry view
+// kind, with opts.
+func acquireView(factory *typed.Factory, kind viewKind, gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, opts []generic.InformerOption) (view, error) {
+	switch kind {
+	case unstructuredView:
+		h, err := typed.UnstructuredFor(factory, gvr, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return handleView[*unstructured.Unstructured]{h}, nil
+	case metadataView:
+		h, err := typed.MetadataFor(factory, gvr, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return handleView[*metav1.PartialObjectMetadata]{h}, nil
+	default:
+		h, err := typed.InformerForKind(factory, gvk, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return handleView[typed.Object]{h}, nil
+	}
+}
+
+// errNotAnObject says what the cache found that a reader cannot hand out.
+func errNotAnObject(obj any) error {
+	return fmt.Errorf("cache contained %T, which is not an Object", obj)
+}
+
+
