@@ -4,6 +4,7 @@ go 1.27.0
 
 require (
 	github.com/generic-informers/generic v0.0.0-00010101000000-000000000000
+	github.com/generic-informers/generic/ctrlcache v0.0.0-00010101000000-000000000000
 	github.com/generic-informers/generic/prometheus v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
@@ -27,7 +28,7 @@ require (
 	k8s.io/ktesting v0.38.0-beta.0
 	k8s.io/kubernetes v1.38.0-beta.0
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
-	sigs.k8s.io/controller-runtime v0.25.2
+	sigs.k8s.io/controller-runtime v0.25.3
 )
 
 require (
@@ -204,3 +205,5 @@ replace github.com/generic-informers/generic => ../
 tool golang.org/x/perf/cmd/benchstat
 
 replace github.com/generic-informers/generic/prometheus => ../prometheus
+
+replace github.com/generic-informers/generic/ctrlcache => ../ctrlcache
