@@ -4,6 +4,8 @@ go 1.27.0
 
 require (
 	github.com/generic-informers/generic v0.0.0-00010101000000-000000000000
+	github.com/google/go-cmp v0.7.0
+	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.24.0
 	k8s.io/api v0.38.0-beta.0
 	k8s.io/apimachinery v0.38.0-beta.0
