@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -44,8 +45,8 @@ func newCache(config *rest.Config, opts crcache.Options, options Options) (crcac
 	if config == nil {
 		return nil, errors.New("ctrlcache: nil rest.Config")
 	}
-	if opts.NewInformer != nil {
-		return nil, errors.New("ctrlcache: cache.Options.NewInformer is not supported: the informers are github.com/generic-informers/generic's; leave it nil")
+	if opts.NewInformer != nil && !options.isZero() {
+		return nil, errNewInformerWithOptions
 	}
 	opts, err := defaultOpts(config, opts)
 	if err != nil {
@@ -62,7 +63,7 @@ func newCache(config *rest.Config, opts crcache.Options, options Options) (crcac
 	if err != nil {
 		return nil, err
 	}
-	return &registryCache{Cache: tree, factory: s.factory}, nil
+	return &registryCache{Cache: tree, factory: s.factory, custom: s.custom}, nil
 }
 
 // newCacheFunc makes the cache of one Config and namespace.
@@ -124,7 +125,12 @@ func newShared(config *rest.Config, opts crcache.Options, options Options) (*sha
 		}
 		byObject[gvk.GroupKind()] = informerOpts
 	}
+	var custom *customInformers
+	if opts.NewInformer != nil {
+		custom = &customInformers{newInformer: opts.NewInformer, config: config, httpClient: opts.HTTPClient, scheme: opts.Scheme, codecs: serializer.NewCodecFactory(opts.Scheme)}
+	}
 	return &shared{
+		custom:                      custom,
 		factory:                     factory,
 		scheme:                      opts.Scheme,
 		mapper:                      opts.Mapper,
@@ -143,6 +149,7 @@ func newShared(config *rest.Config, opts crcache.Options, options Options) (*sha
 type registryCache struct {
 	crcache.Cache
 	factory *typed.Factory
+	custom  *customInformers // nil unless NewInformer
 
 	mu      sync.Mutex
 	started bool
@@ -161,6 +168,9 @@ func (c *registryCache) Start(ctx context.Context) error {
 	c.started = true
 	c.mu.Unlock()
 	c.factory.Start(ctx)
+	if c.custom != nil {
+		c.custom.start(ctx)
+	}
 	err := c.Cache.Start(ctx)
 	c.factory.Shutdown()
 	return err

@@ -30,18 +30,19 @@ func TestRefusedOptions(t *testing.T) {
 		return nil
 	}
 	tests := []struct {
-		name   string
-		config *rest.Config
-		opts   crcache.Options
-		want   string
+		name    string
+		config  *rest.Config
+		opts    crcache.Options
+		options Options
+		want    string
 	}{
-		{"nil config", nil, crcache.Options{}, "ctrlcache: nil rest.Config"},
-		{"NewInformer", &rest.Config{Host: "https://127.0.0.1:1"}, crcache.Options{NewInformer: newInformer},
-			"ctrlcache: cache.Options.NewInformer is not supported: the informers are github.com/generic-informers/generic's; leave it nil"},
+		{"nil config", nil, crcache.Options{}, Options{}, "ctrlcache: nil rest.Config"},
+		{"NewInformer beside ctrlcache.Options", &rest.Config{Host: "https://127.0.0.1:1"}, crcache.Options{NewInformer: newInformer}, Options{NoSharing: true},
+			errNewInformerWithOptions.Error()},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.config, tc.opts)
+			_, err := BuilderWithOptions(tc.options)(tc.config, tc.opts)
 			if err == nil {
 				t.Fatal("New: nil error")
 			}

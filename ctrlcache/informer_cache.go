@@ -32,10 +32,15 @@ type informerCache struct {
 	config    crcache.Config
 	namespace string
 
-	mu        sync.Mutex
-	entries   map[entryKey]*entry
-	started   bool
-	startWait chan struct{}
+	mu      sync.Mutex
+	entries map[entryKey]*entry
+	// transforms holds the transform each informer of the cache is
+	// acquired with, made once per kind and view so that an informer
+	// acquired again (after RemoveInformer) is asked for with the same
+	// function value.
+	transforms map[entryKey]toolscache.TransformFunc
+	started    bool
+	startWait  chan struct{}
 }
 
 // entryKey names an informer of the cache, as controller-runtime's tracker
@@ -49,11 +54,12 @@ var _ crcache.Cache = (*informerCache)(nil)
 
 func newInformerCache(s *shared, config crcache.Config, namespace string) *informerCache {
 	return &informerCache{
-		shared:    s,
-		config:    config,
-		namespace: namespace,
-		entries:   map[entryKey]*entry{},
-		startWait: make(chan struct{}),
+		shared:     s,
+		config:     config,
+		namespace:  namespace,
+		entries:    map[entryKey]*entry{},
+		transforms: map[entryKey]toolscache.TransformFunc{},
+		startWait:  make(chan struct{}),
 	}
 }
 
@@ -239,7 +245,7 @@ func (ic *informerCache) lookup(gvk schema.GroupVersionKind, obj runtime.Object,
 	if failOnMissing {
 		return nil, ic.started, &crcache.ErrResourceNotCached{GVK: gvk}
 	}
-	e, err := ic.shared.newEntry(key, ic.config, ic.namespace)
+	e, err := ic.shared.newEntry(key, obj, ic)
 	if err != nil {
 		return nil, ic.started, err
 	}
@@ -255,4 +261,29 @@ func scopeOf(mapper meta.RESTMapper, gvk schema.GroupVersionKind) (meta.RESTScop
 		return "", err
 	}
 	return mapping.Scope.Name(), nil
+}
+
+// transformOf returns the transform of key's informer: the Config's, and
+// for metadata-only objects one that first sets their kind, which the
+// metadata API leaves empty and controller-runtime's cache sets (its
+// gvkFixupWatcher). Called with ic.mu held.
+func (ic *informerCache) transformOf(key entryKey) toolscache.TransformFunc {
+	if key.view != metadataView {
+		return ic.config.Transform
+	}
+	if transform, ok := ic.transforms[key]; ok {
+		return transform
+	}
+	gvk, then := key.gvk, ic.config.Transform
+	transform := func(obj any) (any, error) {
+		if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+			m.SetGroupVersionKind(gvk)
+		}
+		if then == nil {
+			return obj, nil
+		}
+		return then(obj)
+	}
+	ic.transforms[key] = transform
+	return transform
 }

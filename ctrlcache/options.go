@@ -57,3 +57,8 @@ type Options struct {
 	// to callers who do not disable deep copy.
 	NoSharing bool
 }
+
+// isZero reports whether o sets nothing.
+func (o Options) isZero() bool {
+	return len(o.Factory) == 0 && len(o.Informer) == 0 && len(o.ByObject) == 0 && !o.WaitForUnservedKinds && !o.NoSharing
+}

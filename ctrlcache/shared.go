@@ -37,6 +37,9 @@ type shared struct {
 	// options by identity).
 	errorHandler generic.ErrorHandler
 	noBookmarks  generic.TweakListOptionsFunc
+	// custom makes the informers when cache.Options.NewInformer is set;
+	// nil otherwise.
+	custom *customInformers
 
 	mu sync.Mutex
 	// resync holds the jittered resync period given to each informer
@@ -51,18 +54,23 @@ type resyncKey struct {
 	period time.Duration
 }
 
-// newEntry acquires the informer of key for config and namespace.
-func (s *shared) newEntry(key entryKey, config crcache.Config, namespace string) (*entry, error) {
+// newEntry makes the informer of key for ic's Config and namespace:
+// acquires it from the Registry, or with NewInformer makes it.
+func (s *shared) newEntry(key entryKey, example runtime.Object, ic *informerCache) (*entry, error) {
 	gvr, err := s.resourceOf(key.gvk)
 	if err != nil {
 		return nil, err
 	}
-	opts := s.optionsFor(key.gvk, config, namespace)
-	v, err := acquireView(s.factory, key.view, key.gvk, gvr, opts)
+	var v view
+	if s.custom != nil {
+		v, err = s.custom.newView(key, gvr, ic.config, s.namespaceOf(key.gvk, ic.config, ic.namespace), s.resyncFor(key.gvk, syncPeriod(ic.config)), example)
+	} else {
+		v, err = acquireView(s.factory, key.view, key.gvk, gvr, s.optionsFor(key, ic))
+	}
 	if err != nil {
 		return nil, err
 	}
-	disable := config.UnsafeDisableDeepCopy != nil && *config.UnsafeDisableDeepCopy
+	disable := ic.config.UnsafeDisableDeepCopy != nil && *ic.config.UnsafeDisableDeepCopy
 	return &entry{view: v, gvk: key.gvk, resource: gvr.GroupResource(), mapper: s.mapper, disableDeepCopy: disable}, nil
 }
 
@@ -82,16 +90,15 @@ func (s *shared) resourceOf(gvk schema.GroupVersionKind) (schema.GroupVersionRes
 	return schema.GroupVersionResource{}, err
 }
 
-// optionsFor returns the informer options of gvk under config and
+// optionsFor returns the informer options of key under ic's Config and
 // namespace: the library's own (Options.Informer, then Options.ByObject),
 // then those controller-runtime's cache.Options ask for, which win.
-func (s *shared) optionsFor(gvk schema.GroupVersionKind, config crcache.Config, namespace string) []generic.InformerOption {
+func (s *shared) optionsFor(key entryKey, ic *informerCache) []generic.InformerOption {
+	config := ic.config
 	opts := append([]generic.InformerOption{}, s.informerOptions...)
-	opts = append(opts, s.byObject[gvk.GroupKind()]...)
-	if scope, err := scopeOf(s.mapper, gvk); err != nil || scope == meta.RESTScopeNameNamespace {
-		if ns := restrictNamespaceBySelector(namespace, config.FieldSelector); ns != "" {
-			opts = append(opts, generic.WithNamespace(ns))
-		}
+	opts = append(opts, s.byObject[key.gvk.GroupKind()]...)
+	if ns := s.namespaceOf(key.gvk, config, ic.namespace); ns != "" {
+		opts = append(opts, generic.WithNamespace(ns))
 	}
 	if config.LabelSelector != nil && !config.LabelSelector.Empty() {
 		opts = append(opts, generic.WithLabelSelector(config.LabelSelector.String()))
@@ -99,14 +106,10 @@ func (s *shared) optionsFor(gvk schema.GroupVersionKind, config crcache.Config, 
 	if config.FieldSelector != nil && !config.FieldSelector.Empty() {
 		opts = append(opts, generic.WithFieldSelector(config.FieldSelector.String()))
 	}
-	if config.Transform != nil {
-		opts = append(opts, generic.WithTransform(config.Transform))
+	if transform := ic.transformOf(key); transform != nil {
+		opts = append(opts, generic.WithTransform(transform))
 	}
-	period := defaultSyncPeriod
-	if config.SyncPeriod != nil {
-		period = *config.SyncPeriod
-	}
-	opts = append(opts, generic.WithResyncPeriod(s.resyncFor(gvk, period)))
+	opts = append(opts, generic.WithResyncPeriod(s.resyncFor(key.gvk, syncPeriod(config))))
 	if s.errorHandler != nil {
 		opts = append(opts, generic.WithErrorHandler(s.errorHandler))
 	}
@@ -114,6 +117,23 @@ func (s *shared) optionsFor(gvk schema.GroupVersionKind, config crcache.Config, 
 		opts = append(opts, generic.WithTweakListOptions(s.noBookmarks))
 	}
 	return opts
+}
+
+// namespaceOf returns the namespace the informer of gvk lists under config
+// in the cache of namespace: none for a cluster-scoped kind.
+func (s *shared) namespaceOf(gvk schema.GroupVersionKind, config crcache.Config, namespace string) string {
+	if scope, err := scopeOf(s.mapper, gvk); err == nil && scope == meta.RESTScopeNameRoot {
+		return ""
+	}
+	return restrictNamespaceBySelector(namespace, config.FieldSelector)
+}
+
+// syncPeriod is config's SyncPeriod, controller-runtime's default if unset.
+func syncPeriod(config crcache.Config) time.Duration {
+	if config.SyncPeriod != nil {
+		return *config.SyncPeriod
+	}
+	return defaultSyncPeriod
 }
 
 // resyncFor returns period jittered into [0.9, 1.1) of it, as

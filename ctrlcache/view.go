@@ -2,7 +2,6 @@ package ctrlcache
 
 import (
 	"errors"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -184,10 +183,3 @@ func acquireView(factory *typed.Factory, kind viewKind, gvk schema.GroupVersionK
 		return handleView[typed.Object]{h}, nil
 	}
 }
-
-// errNotAnObject says what the cache found that a reader cannot hand out.
-func errNotAnObject(obj any) error {
-	return fmt.Errorf("cache contained %T, which is not an Object", obj)
-}
-
-
