@@ -22,6 +22,7 @@ fi
 step "library: go vet"
 go vet ./...
 go -C prometheus vet ./...
+go -C ctrlcache vet ./...
 
 step "library: dependencies point one way (hack/depcheck.sh)"
 bash hack/depcheck.sh
@@ -34,6 +35,7 @@ if ! golangci-lint version 2>/dev/null | grep -q "version ${GOLANGCI_LINT_VERSIO
 fi
 golangci-lint run ./...
 (cd prometheus && golangci-lint run -c ../.golangci.yml ./...)
+(cd ctrlcache && golangci-lint run -c ../.golangci.yml ./...)
 (cd e2e && golangci-lint run -c ../.golangci.yml ./...)
 
 step "library: API compatibility against hack/api/baseline (hack/apicheck.sh)"
@@ -51,6 +53,9 @@ bash hack/stress.sh
 
 step "prometheus adapter (a module of its own): tests with -race"
 KUBE_CACHE_MUTATION_DETECTOR=true go -C prometheus test -race -count=1 ./...
+
+step "controller-runtime backend (a module of its own, controller-runtime v0.25.3): tests with -race"
+KUBE_CACHE_MUTATION_DETECTOR=true go -C ctrlcache test -race -count=1 ./...
 
 step "library: read benchmarks, once each, so that they cannot rot"
 go test -run '^$' -bench . -benchtime 1x -count 1 ./... >/dev/null
