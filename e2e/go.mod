@@ -27,7 +27,7 @@ require (
 	k8s.io/ktesting v0.38.0-beta.0
 	k8s.io/kubernetes v1.38.0-beta.0
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
-	sigs.k8s.io/controller-runtime v0.25.2
+	sigs.k8s.io/controller-runtime v0.25.3
 )
 
 require (
