@@ -41,16 +41,34 @@ type Server struct {
 	stop     func()
 }
 
-// Start starts etcd and kube-apiserver for a program. The context only
-// bounds the start; call Stop to shut the servers down.
+// Start starts etcd and kube-apiserver for a program and returns once the
+// API server serves, in about 3 seconds. Call Stop to shut the servers down.
+//
+// The context only bounds the start: if it is done before Start begins or
+// by the time the servers are up, Start stops whatever it started and
+// returns an error wrapping the context's cause. The start itself runs to
+// its end (its own timeouts add up to two and a half minutes), because kube-apiserver's post-start
+// hooks exit the process when their context ends while they run. Cancelling
+// the context after Start has returned does nothing to the servers.
 func Start(ctx context.Context, opts Options) (*Server, error) {
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("start kube-apiserver: %w", context.Cause(ctx))
+	}
 	tb := newProgramTB()
-	server, err := start(ctx, tb, opts)
+	// The servers get a context that is never cancelled (its values, such
+	// as the logger, are ctx's): StartTestServer stops them when its
+	// context ends, during the start (killing the process, see above) and,
+	// in a window at its end, after.
+	server, err := start(context.WithoutCancel(ctx), tb, opts)
 	if err != nil {
 		tb.cleanup()
 		return nil, err
 	}
 	server.stop = chain(server.stop, tb.cleanup)
+	if ctx.Err() != nil {
+		server.Stop()
+		return nil, fmt.Errorf("start kube-apiserver: %w", context.Cause(ctx))
+	}
 	return server, nil
 }
 
