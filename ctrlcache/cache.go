@@ -180,7 +180,14 @@ func (c *registryCache) Start(ctx context.Context) error {
 // or not, as controller-runtime's does.
 func (c *registryCache) NeedLeaderElection() bool { return false }
 
-// Registry returns the generic.Registry behind the cache: its Statuses,
-// Membership, Shard and Reshard. Its lifecycle (Start, Shutdown) is the
+// RegistryOf returns the generic.Registry behind a cache New or
+// BuilderWithOptions made (its Statuses, Membership, Shard, Reshard), and
+// false for any other cache. Its lifecycle (Start, Shutdown) is the
 // cache's: do not call those.
-func (c *registryCache) Registry() *generic.Registry { return c.factory.Registry }
+func RegistryOf(c crcache.Cache) (*generic.Registry, bool) {
+	rc, ok := c.(*registryCache)
+	if !ok {
+		return nil, false
+	}
+	return rc.factory.Registry, true
+}
