@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -169,6 +170,37 @@ func TestUntypedHandlerTombstones(t *testing.T) {
 			h.OnDelete(tc.deleted)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("OnDelete handed on (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRegistryOf: the Registry behind a cache made here, and none behind
+// another cache.
+func TestRegistryOf(t *testing.T) {
+	opts := crcache.Options{Mapper: meta.NewDefaultRESTMapper(nil)}
+	ours, err := New(&rest.Config{Host: "https://127.0.0.1:1"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := crcache.New(&rest.Config{Host: "https://127.0.0.1:1"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		cache crcache.Cache
+		want  bool
+	}{
+		{"ctrlcache.New's", ours, true},
+		{"controller-runtime's", theirs, false},
+		{"nil", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			registry, ok := RegistryOf(tc.cache)
+			if ok != tc.want || (registry != nil) != tc.want {
+				t.Errorf("RegistryOf: (%v, %v), want a Registry: %v", registry, ok, tc.want)
 			}
 		})
 	}
