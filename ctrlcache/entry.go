@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -27,13 +28,24 @@ type entry struct {
 	resource        schema.GroupResource
 	mapper          meta.RESTMapper
 	disableDeepCopy bool
+	// scope is the kind's scope once the RESTMapper knew it (a
+	// meta.RESTScopeName); empty until then (a kind not served yet).
+	scope atomic.Value
 }
 
 // clusterScoped reports whether the entry's kind is cluster-scoped; a kind
-// not served (yet) is taken as namespaced, its informer being empty.
+// not served (yet) is taken as namespaced, its informer being empty. The
+// scope is asked of the RESTMapper until it knows it, then kept.
 func (e *entry) clusterScoped() bool {
-	scope, err := scopeOf(e.mapper, e.gvk)
-	return err == nil && scope == meta.RESTScopeNameRoot
+	scope, _ := e.scope.Load().(meta.RESTScopeName)
+	if scope == "" {
+		var err error
+		if scope, err = scopeOf(e.mapper, e.gvk); err != nil {
+			return false
+		}
+		e.scope.Store(scope)
+	}
+	return scope == meta.RESTScopeNameRoot
 }
 
 func (e *entry) get(key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
