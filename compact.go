@@ -2,6 +2,9 @@ package generic
 
 import (
 	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/generic-informers/generic/internal/compact"
 )
@@ -58,6 +61,9 @@ func compactCodecFor[T Object](o options) (*compact.Codec[T], error) {
 		return nil, nil
 	}
 	newT, err := newObjectFunc[T]()
+	if err != nil && o.exampleType != nil {
+		newT, err = exampleConstructor[T](o.exampleType)
+	}
 	if err == nil {
 		var codec *compact.Codec[T]
 		if codec, err = compact.NewCodec(newT, o.compact.decodedObjects); err == nil {
@@ -65,4 +71,32 @@ func compactCodecFor[T Object](o options) (*compact.Codec[T], error) {
 		}
 	}
 	return nil, fmt.Errorf("generic: WithCompactStore(%d): %w", o.compact.decodedObjects, err)
+}
+
+// WithExampleObject names the Go type of an informer's objects when its T
+// is an interface type, such as typed.Object (typed.InformerForKind, whose
+// objects are of the Go type the scheme registers for the kind): obj is
+// any object of that type (a *corev1.ConfigMap), and WithCompactStore makes
+// its objects of that type to decode into. A T that is a pointer to a
+// struct needs none (its own type is the type), and one of another type is
+// an error at Acquire. obj itself is not kept.
+//
+// Like WithTransform, it applies to the informer an Acquire makes: a later
+// Acquire of the same selection with another type is refused.
+func WithExampleObject(obj runtime.Object) InformerOption {
+	typ := reflect.TypeOf(obj)
+	return informerOption(func(o *options) { o.exampleType, o.exampleGiven = typ, true })
+}
+
+// exampleConstructor returns a function that allocates a new, empty object
+// of typ (a pointer to a struct, see WithExampleObject) as a T.
+func exampleConstructor[T runtime.Object](typ reflect.Type) (func() T, error) {
+	if !typ.Implements(reflect.TypeFor[T]()) {
+		return nil, fmt.Errorf("%w: WithExampleObject's %v is not a %v", ErrUnexpectedType, typ, reflect.TypeFor[T]())
+	}
+	elem := typ.Elem()
+	return func() T {
+		// typ implements T: this assertion cannot fail.
+		return reflect.New(elem).Interface().(T)
+	}, nil
 }

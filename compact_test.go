@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
@@ -224,6 +225,12 @@ func TestCompactStoreReadsAsTheDefaultStore(t *testing.T) {
 	}
 }
 
+// interfaceObject is an interface T, as typed.Object is.
+type interfaceObject interface {
+	runtime.Object
+	metav1.Object
+}
+
 // TestCompactStoreRefusals gives WithCompactStore where it cannot be
 // honoured: the error names it, and nothing is made.
 func TestCompactStoreRefusals(t *testing.T) {
@@ -251,6 +258,30 @@ func TestCompactStoreRefusals(t *testing.T) {
 			_, err := generic.NewFactory[*corev1.ConfigMap](server.Source, nil, generic.WithCompactStore(-1))
 			return err
 		}, "generic: WithCompactStore(-1): want 0 or more decoded objects"},
+		{"an interface type without WithExampleObject, to a factory", func() error {
+			factory := newFactory[interfaceObject](server.Source, nil, generic.WithCompactStore(10))
+			defer factory.Shutdown()
+			_, err := factory.Acquire(configMapsGVR)
+			return err
+		}, "generic: WithCompactStore(10): unexpected object type: generic_test.interfaceObject is not a pointer to a struct"},
+		{"an interface type without WithExampleObject, to Acquire", func() error {
+			factory := newFactory[interfaceObject](server.Source, nil)
+			defer factory.Shutdown()
+			_, err := factory.Acquire(configMapsGVR, generic.WithCompactStore(10))
+			return err
+		}, "generic: WithCompactStore(10): unexpected object type: generic_test.interfaceObject is not a pointer to a struct"},
+		{"an interface type with an example of another type", func() error {
+			factory := newFactory[interfaceObject](server.Source, nil)
+			defer factory.Shutdown()
+			_, err := factory.Acquire(configMapsGVR, generic.WithCompactStore(10), generic.WithExampleObject(&metav1.Status{}))
+			return err
+		}, "generic: WithCompactStore(10): unexpected object type: WithExampleObject's *v1.Status is not a generic_test.interfaceObject"},
+		{"an example that is not a pointer to a struct", func() error {
+			factory := newFactory[interfaceObject](server.Source, nil)
+			defer factory.Shutdown()
+			_, err := factory.Acquire(configMapsGVR, generic.WithExampleObject(nil))
+			return err
+		}, "generic: WithExampleObject(<nil>): want a pointer to a struct"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

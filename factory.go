@@ -72,8 +72,13 @@ func NewFactoryOn[T Object](r *Registry, source Source, convert Converter[T]) (*
 	if source == nil {
 		source = nilSource
 	}
-	if _, err := compactCodecFor[T](r.options); err != nil {
-		return nil, err
+	// A view of an interface T (typed.InformerForKind's) learns its
+	// objects' type at each Acquire (WithExampleObject): its compact
+	// store is checked there.
+	if _, err := newObjectFunc[T](); err == nil {
+		if _, err := compactCodecFor[T](r.options); err != nil {
+			return nil, err
+		}
 	}
 	return &Factory[T]{Registry: r, source: source, convert: convert, view: r.views.Add(1)}, nil
 }
@@ -246,9 +251,9 @@ func (f *Factory[T]) acquire(gvr schema.GroupVersionResource, opts []InformerOpt
 		if o, err = resolveOptions(append(slices.Clip(f.opts), factoryOptions(opts)...)); err != nil {
 			return nil, nil, err
 		}
-		if _, err := compactCodecFor[T](o); err != nil {
-			return nil, nil, err
-		}
+	}
+	if _, err := compactCodecFor[T](o); err != nil {
+		return nil, nil, err
 	}
 	key := f.keyOf(gvr, o, own)
 	settings := newInformerSettings[T](o)

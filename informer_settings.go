@@ -188,6 +188,13 @@ var fixedOptions = []fixedOption{
 		describe: func(o options) string { return onOrOff(o.stopWhenGone) }},
 	{option: "WithMetricsProvider", same: func(a, b options) bool { return sameValue(metricsProviderOf(a), metricsProviderOf(b)) },
 		describe: func(o options) string { return describeValue(metricsProviderOf(o)) }},
+	{option: "WithExampleObject", same: func(a, b options) bool { return a.exampleType == b.exampleType },
+		describe: func(o options) string {
+			if o.exampleType == nil {
+				return "none"
+			}
+			return o.exampleType.String()
+		}},
 	{option: "WithInformerName", same: func(a, b options) bool { return a.informerName == b.informerName },
 		describe: func(o options) string {
 			if o.informerName == nil {

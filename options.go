@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,6 +113,10 @@ type options struct {
 	informerName *cache.InformerName
 	// compact is WithCompactStore's, nil if not given.
 	compact *compactStore
+	// exampleType is WithExampleObject's Go type, nil if not given or
+	// given nil (exampleGiven).
+	exampleType  reflect.Type
+	exampleGiven bool
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as
@@ -370,6 +375,9 @@ func (o options) validate() error {
 	}
 	if err := o.shardKey.validate(); err != nil {
 		return err
+	}
+	if o.exampleGiven && (o.exampleType == nil || o.exampleType.Kind() != reflect.Pointer || o.exampleType.Elem().Kind() != reflect.Struct) {
+		return fmt.Errorf("generic: WithExampleObject(%v): want a pointer to a struct", o.exampleType)
 	}
 	if o.compact != nil && o.compact.decodedObjects < 0 {
 		return fmt.Errorf("generic: WithCompactStore(%d): want 0 or more decoded objects", o.compact.decodedObjects)

@@ -117,13 +117,13 @@ func newShared(config *rest.Config, opts crcache.Options, options Options) (*sha
 	if err != nil {
 		return nil, fmt.Errorf("ctrlcache: %w", err)
 	}
-	byObject := make(map[schema.GroupKind][]generic.InformerOption, len(options.ByObject))
+	byObject := make(map[entryKey][]generic.InformerOption, len(options.ByObject))
 	for obj, informerOpts := range options.ByObject {
 		gvk, err := apiutil.GVKForObject(obj, opts.Scheme)
 		if err != nil {
 			return nil, fmt.Errorf("ctrlcache: Options.ByObject: %w", err)
 		}
-		byObject[gvk.GroupKind()] = informerOpts
+		byObject[entryKey{view: viewOf(obj), gvk: gvk}] = informerOpts
 	}
 	var custom *customInformers
 	if opts.NewInformer != nil {

@@ -30,10 +30,12 @@ type Options struct {
 	// ByObject are informer options for the informers of one type, applied
 	// after Informer and before the cache.Options' own: for example
 	// generic.WithCompactStore(256) for a type cached in full but seldom
-	// read. The key's type names the kind, as cache.Options.ByObject's;
-	// a typed object, an *unstructured.Unstructured and a
-	// *metav1.PartialObjectMetadata of one kind name the same kind, and
-	// the options apply to all three views of it.
+	// read. The key names a kind and a view of it, as the objects a Get
+	// or List reads into: a typed object (&corev1.Pod{}) the typed
+	// informers, an *unstructured.Unstructured or a
+	// *metav1.PartialObjectMetadata with its kind set the unstructured or
+	// metadata-only ones. (The compact store holds typed objects with a
+	// protobuf encoding: k8s.io/api's types.)
 	ByObject map[client.Object][]generic.InformerOption
 
 	// WaitForUnservedKinds, if true, gives a kind the server does not serve

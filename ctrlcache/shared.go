@@ -30,7 +30,7 @@ type shared struct {
 	readerFailOnMissingInformer bool
 	waitForUnservedKinds        bool
 	informerOptions             []generic.InformerOption
-	byObject                    map[schema.GroupKind][]generic.InformerOption
+	byObject                    map[entryKey][]generic.InformerOption
 	// errorHandler is the one generic.ErrorHandler made of
 	// DefaultWatchErrorHandler (nil if unset): one function value, so
 	// that the informers it is given to can be shared (Acquire compares
@@ -96,7 +96,7 @@ func (s *shared) resourceOf(gvk schema.GroupVersionKind) (schema.GroupVersionRes
 func (s *shared) optionsFor(key entryKey, ic *informerCache) []generic.InformerOption {
 	config := ic.config
 	opts := append([]generic.InformerOption{}, s.informerOptions...)
-	opts = append(opts, s.byObject[key.gvk.GroupKind()]...)
+	opts = append(opts, s.byObject[key]...)
 	if ns := s.namespaceOf(key.gvk, config, ic.namespace); ns != "" {
 		opts = append(opts, generic.WithNamespace(ns))
 	}

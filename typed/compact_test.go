@@ -16,7 +16,8 @@ import (
 )
 
 // TestCompactStoreOfEachKind gives a typed factory WithCompactStore: its
-// typed and metadata-only informers keep their objects compact and read
+// typed informers (InformerFor and InformerForKind, whose T is an
+// interface) and metadata-only informers keep their objects compact and read
 // them back equal (TypeMeta included), and UnstructuredFor, whose objects
 // have no protobuf encoding, is refused with an error naming the option.
 func TestCompactStoreOfEachKind(t *testing.T) {
@@ -35,6 +36,10 @@ func TestCompactStoreOfEachKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	byKind, err := typed.InformerForKind(factory, corev1.SchemeGroupVersion.WithKind("Pod"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, unstructuredErr := typed.UnstructuredFor(factory, configMapsGVR)
 	factory.Start(ctx)
 	if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
@@ -42,13 +47,16 @@ func TestCompactStoreOfEachKind(t *testing.T) {
 	}
 	pod, podErr := pods.Lister().Namespace("default").Get("web-0")
 	secret, secretErr := secrets.Lister().Namespace("default").Get("token")
+	kindPod, kindPodErr := byKind.Lister().Namespace("default").Get("web-0")
 	got := map[string]string{
 		"pod":          fmt.Sprintf("%s %s/%s %v", pod.GetObjectKind().GroupVersionKind().Kind, pod.Namespace, pod.Name, podErr),
+		"pod by kind":  fmt.Sprintf("%T %s/%s %v", kindPod, kindPod.GetNamespace(), kindPod.GetName(), kindPodErr),
 		"secret":       fmt.Sprintf("%s %s/%s %v", secret.Kind, secret.Namespace, secret.Name, secretErr),
 		"unstructured": fmt.Sprint(unstructuredErr),
 	}
 	want := map[string]string{
 		"pod":          "Pod default/web-0 <nil>",
+		"pod by kind":  "*v1.Pod default/web-0 <nil>",
 		"secret":       "Secret default/token <nil>",
 		"unstructured": "generic: WithCompactStore(10): *unstructured.Unstructured has no protobuf encoding (Marshal and Unmarshal methods, as k8s.io/api's types have)",
 	}

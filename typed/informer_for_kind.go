@@ -3,6 +3,7 @@ package typed
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -48,7 +49,9 @@ func InformerForKind(factory *Factory, gvk schema.GroupVersionKind, opts ...gene
 	if err != nil {
 		return nil, err
 	}
-	return gf.Acquire(gvr, opts...)
+	// The informer's objects are of example's Go type, which the compact
+	// store (generic.WithCompactStore) decodes into: its T is an interface.
+	return gf.Acquire(gvr, append(slices.Clip(opts), generic.WithExampleObject(example))...)
 }
 
 // schemeConverter converts unstructured objects of kind gvk into the Go type

@@ -20,6 +20,7 @@ import (
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/ctrlcache"
 )
 
@@ -69,9 +70,26 @@ func startCache(t *testing.T, c crcache.Cache) {
 	}
 }
 
+// builders are the caches the reads are checked on: the default one, and
+// one that keeps ConfigMaps in the compact store (decoded on read).
+var builders = []struct {
+	name string
+	new  crcache.NewCacheFunc
+}{
+	{"default store", ctrlcache.New},
+	{"compact store", ctrlcache.BuilderWithOptions(ctrlcache.Options{
+		ByObject: map[client.Object][]generic.InformerOption{&corev1.ConfigMap{}: {generic.WithCompactStore(2)}},
+	})},
+}
+
 func newCache(t *testing.T, opts crcache.Options) crcache.Cache {
 	t.Helper()
-	c, err := ctrlcache.New(server.Config, opts)
+	return newCacheWith(t, ctrlcache.New, opts)
+}
+
+func newCacheWith(t *testing.T, newFunc crcache.NewCacheFunc, opts crcache.Options) crcache.Cache {
+	t.Helper()
+	c, err := newFunc(server.Config, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +97,14 @@ func newCache(t *testing.T, opts crcache.Options) crcache.Cache {
 }
 
 func TestReadsAnswerAsTheServer(t *testing.T) {
+	for _, b := range builders {
+		t.Run(b.name, func(t *testing.T) { testReadsAnswerAsTheServer(t, b.new) })
+	}
+}
+
+func testReadsAnswerAsTheServer(t *testing.T, newFunc crcache.NewCacheFunc) {
 	ns, cl := testNamespace(t, 6)
-	c := newCache(t, crcache.Options{})
+	c := newCacheWith(t, newFunc, crcache.Options{})
 	startCache(t, c)
 	ctx := context.Background()
 	key := client.ObjectKey{Namespace: ns, Name: "cm-2"}
@@ -133,8 +157,14 @@ func metadataOf(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
 }
 
 func TestListOptions(t *testing.T) {
+	for _, b := range builders {
+		t.Run(b.name, func(t *testing.T) { testListOptions(t, b.new) })
+	}
+}
+
+func testListOptions(t *testing.T, newFunc crcache.NewCacheFunc) {
 	ns, _ := testNamespace(t, 6)
-	c := newCache(t, crcache.Options{})
+	c := newCacheWith(t, newFunc, crcache.Options{})
 	ctx := context.Background()
 	if err := c.IndexField(ctx, &corev1.ConfigMap{}, "data.index", func(o client.Object) []string {
 		return []string{o.(*corev1.ConfigMap).Data["index"]}
@@ -234,8 +264,14 @@ func TestReadErrors(t *testing.T) {
 // slices and strings with it in the cache (equal labels are one map
 // there: cm-2 and cm-4 share theirs).
 func TestCopiesAreCallers(t *testing.T) {
+	for _, b := range builders {
+		t.Run(b.name, func(t *testing.T) { testCopiesAreCallers(t, b.new) })
+	}
+}
+
+func testCopiesAreCallers(t *testing.T, newFunc crcache.NewCacheFunc) {
 	ns, _ := testNamespace(t, 6)
-	c := newCache(t, crcache.Options{})
+	c := newCacheWith(t, newFunc, crcache.Options{})
 	startCache(t, c)
 	ctx := context.Background()
 	before := &corev1.ConfigMapList{}
