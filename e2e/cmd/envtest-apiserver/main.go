@@ -7,7 +7,7 @@
 //
 // Once the API server serves, it writes a kubeconfig of a cluster
 // administrator (system:masters) to PATH (default: a file in a new temporary
-// directory) and prints PATH, alone on a line, on stdout. It serves until
+// directory) and prints PATH (absolute), alone on a line, on stdout. It serves until
 // SIGINT or SIGTERM, then removes the kubeconfig and stops the servers.
 // Point envtest at it:
 //
