@@ -7,11 +7,13 @@
 //
 // Once the API server serves, it writes a kubeconfig of a cluster
 // administrator (system:masters) to PATH (default: a file in a new temporary
-// directory) and prints PATH, alone on a line, on stdout. It serves until
-// SIGINT or SIGTERM, then removes the kubeconfig and stops the servers.
-// Point envtest at it:
+// directory) and prints PATH, absolute, alone on a line, on stdout. It serves
+// until SIGINT or SIGTERM, then removes the kubeconfig and stops the
+// servers. Point envtest at it (build it first: a SIGTERM to a backgrounded
+// `go run` ends go run, not the server):
 //
-//	go -C e2e run ./cmd/envtest-apiserver -kubeconfig /tmp/envtest/kubeconfig &
+//	go -C e2e build -o /tmp/envtest-apiserver ./cmd/envtest-apiserver
+//	/tmp/envtest-apiserver -kubeconfig /tmp/envtest/kubeconfig &
 //	USE_EXISTING_CLUSTER=true KUBECONFIG=/tmp/envtest/kubeconfig go test ./...
 //
 // It refuses a PATH that exists, so that it never overwrites a kubeconfig of

@@ -14,8 +14,8 @@ import (
 	"github.com/generic-informers/generic/e2e/apiserver"
 )
 
-// run starts the servers, writes the kubeconfig, prints its path on out
-// (alone on a line) and a note on status, and serves until ctx is done; then
+// run starts the servers, writes the kubeconfig, prints its absolute path on
+// out (alone on a line) and a note on status, and serves until ctx is done; then
 // it removes the kubeconfig (and the temporary directory it made) and stops
 // the servers. It fails if the kubeconfig's path exists, before starting
 // anything, or if the servers cannot start.
@@ -29,8 +29,16 @@ func run(ctx context.Context, opts options, out, status io.Writer) error {
 		}
 		defer os.RemoveAll(dir)
 		path = filepath.Join(dir, "kubeconfig")
-	} else if err := checkKubeconfigPath(path); err != nil {
-		return err
+	} else {
+		// Absolute, so that what run prints holds from any directory.
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
+		}
+		if err := checkKubeconfigPath(abs); err != nil {
+			return err
+		}
+		path = abs
 	}
 	started := time.Now()
 	server, err := apiserver.Start(ctx, apiserver.Options{Flags: opts.apiserverFlags})

@@ -41,15 +41,30 @@ func TestRunServesEnvtest(t *testing.T) {
 		// kubeconfig is the -kubeconfig flag, relative to a temp dir; empty:
 		// the default.
 		kubeconfig string
+		// relative: -kubeconfig is given relative to the working
+		// directory, the temp dir; run prints it absolute.
+		relative bool
 	}{
 		{name: "default kubeconfig path"},
 		{name: "-kubeconfig in a directory to create", kubeconfig: "envtest/kubeconfig"},
+		{name: "-kubeconfig relative to the working directory", kubeconfig: "kubeconfig", relative: true},
+	}
+	// Absolute: a case changes the working directory.
+	crd, err := filepath.Abs("../../../testdata/crds/widgets.example.com.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := options{}
+			wantPath := ""
 			if tc.kubeconfig != "" {
-				opts.kubeconfig = filepath.Join(t.TempDir(), tc.kubeconfig)
+				wantPath = filepath.Join(t.TempDir(), tc.kubeconfig)
+				opts.kubeconfig = wantPath
+			}
+			if tc.relative {
+				t.Chdir(filepath.Dir(wantPath))
+				opts.kubeconfig = tc.kubeconfig
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -64,20 +79,24 @@ func TestRunServesEnvtest(t *testing.T) {
 			case <-time.After(3 * time.Minute):
 				t.Fatal("no kubeconfig path printed within 3 minutes")
 			}
-			if opts.kubeconfig != "" && path != opts.kubeconfig {
-				t.Errorf("printed path %q, want -kubeconfig's %q", path, opts.kubeconfig)
+			if wantPath != "" && path != wantPath {
+				t.Errorf("printed path %q, want -kubeconfig's, absolute: %q", path, wantPath)
 			}
-			if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
-				t.Errorf("kubeconfig %s: %v, mode %v, want mode 0600", path, err, info.Mode().Perm())
+			info, err := os.Stat(path)
+			if err != nil {
+				t.Fatalf("kubeconfig: %v", err)
 			}
-			host := useWithEnvtest(t, path)
+			if diff := cmp.Diff(os.FileMode(0o600), info.Mode().Perm()); diff != "" {
+				t.Errorf("kubeconfig %s's mode (-want +got):\n%s", path, diff)
+			}
+			host := useWithEnvtest(t, path, crd)
 
 			cancel()
 			if err := <-done; err != nil {
 				t.Fatalf("run after its context ended: %v", err)
 			}
 			gone := []string{path}
-			if opts.kubeconfig == "" {
+			if wantPath == "" {
 				gone = append(gone, filepath.Dir(path))
 			}
 			for _, p := range gone {
@@ -95,15 +114,15 @@ func TestRunServesEnvtest(t *testing.T) {
 
 // useWithEnvtest starts envtest on the existing cluster of the kubeconfig at
 // path, as a suite run with USE_EXISTING_CLUSTER=true KUBECONFIG=path does,
-// installs the Widget CRD through it, creates a Namespace and a Widget and
+// installs the Widget CRD (the file crd) through it, creates a Namespace and a Widget and
 // lists Widgets with its client. It returns the server's host:port.
-func useWithEnvtest(t *testing.T, path string) string {
+func useWithEnvtest(t *testing.T, path, crd string) string {
 	t.Helper()
 	t.Setenv("USE_EXISTING_CLUSTER", "true")
 	t.Setenv("KUBECONFIG", path)
 	env := &envtest.Environment{
 		CRDInstallOptions: envtest.CRDInstallOptions{
-			Paths:              []string{"../../../testdata/crds/widgets.example.com.yaml"},
+			Paths:              []string{crd},
 			ErrorIfPathMissing: true,
 		},
 	}

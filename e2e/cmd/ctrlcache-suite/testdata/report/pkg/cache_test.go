@@ -1,0 +1,7 @@
+package cache_test
+
+import "testing"
+
+func TestReaderWaitsForCacheSync(t *testing.T) {}
+
+func TestIndexFieldDoesNotBlock(t *testing.T) {}

@@ -1,0 +1,5 @@
+package cache
+
+import "testing"
+
+func TestDefaultOpts(t *testing.T) {}
