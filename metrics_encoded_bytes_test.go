@@ -176,10 +176,20 @@ func waitForStaleCount(t *testing.T, informer interface{ Status() generic.Status
 }
 
 // realisticPods are testdata/realistic-pod.json made into n Pods of their
-// own names.
-func realisticPods(t *testing.T, n int) []corev1.Pod {
+// own names, their managedFields' fieldsV1 compact as a server sends them
+// (the file's are indented, and a FieldsV1 keeps its JSON as it was
+// given).
+func realisticPods(t testing.TB, n int) []corev1.Pod {
 	t.Helper()
-	data, err := os.ReadFile("testdata/realistic-pod.json")
+	indented, err := os.ReadFile("testdata/realistic-pod.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pod corev1.Pod
+	if err := json.Unmarshal(indented, &pod); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(&pod) // compacts the fieldsV1
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,6 +241,7 @@ func TestEncodedBytesDefinition(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			content["apiVersion"], content["kind"] = "v1", "Pod" // as the dynamic client's objects
 			data, err := json.Marshal(content)
 			if err != nil {
 				t.Fatal(err)
@@ -260,17 +271,20 @@ func TestEncodedBytesDefinition(t *testing.T) {
 		name string
 		// run runs the informer and returns its gauge and what it must say.
 		run func(t *testing.T) (got, want int64)
+		// perPod is the size of one realistic Pod that docs/metrics.md
+		// gives for this view and store; 0 if none.
+		perPod int64
 	}{
 		{"typed Pods: protobuf", func(t *testing.T) (int64, int64) {
 			return synced[*corev1.Pod](t, podList(), nil).EncodedBytes(), protobufOf(pods, unchanged)
-		}},
+		}, 9623},
 		{"typed Pods in a compact store: the protobuf encoding it compressed", func(t *testing.T) (int64, int64) {
 			return synced[*corev1.Pod](t, podList(), nil, generic.WithCompactStore(0)).EncodedBytes(), protobufOf(pods, unchanged)
-		}},
+		}, 9623},
 		{"typed Pods, managedFields stripped: as cached", func(t *testing.T) (int64, int64) {
 			stripped := protobufOf(pods, func(p *corev1.Pod) { p.ManagedFields = nil })
 			return synced[*corev1.Pod](t, podList(), nil, generic.WithStripManagedFields()).EncodedBytes(), stripped
-		}},
+		}, 4285},
 		{"metadata only: protobuf", func(t *testing.T) (int64, int64) {
 			list := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: "200"}}
 			var want int64
@@ -280,15 +294,15 @@ func TestEncodedBytesDefinition(t *testing.T) {
 				list.Items = append(list.Items, item)
 			}
 			return synced[*metav1.PartialObjectMetadata](t, list, nil).EncodedBytes(), want
-		}},
+		}, 5587},
 		{"unstructured Pods: JSON", func(t *testing.T) (int64, int64) {
 			list, want := unstructuredPods()
 			return synced[*unstructured.Unstructured](t, list, nil).EncodedBytes(), want
-		}},
+		}, 14111},
 		{"a custom resource's Go type, which has no protobuf encoding: JSON", func(t *testing.T) (int64, int64) {
 			list, want := widgets()
 			return synced(t, list, generic.FromUnstructured[*widget.Widget]()).EncodedBytes(), want
-		}},
+		}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -298,6 +312,11 @@ func TestEncodedBytesDefinition(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("encoded bytes (-want +got):\n%s", diff)
+			}
+			if tc.perPod != 0 {
+				if diff := cmp.Diff(tc.perPod, got/int64(len(pods))); diff != "" {
+					t.Errorf("bytes per Pod, as docs/metrics.md says (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
@@ -324,4 +343,29 @@ func toAny[T any](objs []T) []any {
 		out[i] = obj
 	}
 	return out
+}
+
+// BenchmarkEncodedSizeOfAPod: what measuring a typed realistic Pod costs
+// at ingest (its protobuf Size), against decoding it, which the ingest
+// does anyway (docs/metrics.md).
+func BenchmarkEncodedSizeOfAPod(b *testing.B) {
+	pod := realisticPods(b, 1)[0]
+	data, err := pod.Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("measure=protobuf-size", func(b *testing.B) {
+		for b.Loop() {
+			pod.Size()
+		}
+	})
+	b.Run("decode=protobuf", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var decoded corev1.Pod
+			if err := decoded.Unmarshal(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
