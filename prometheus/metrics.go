@@ -87,8 +87,11 @@
 // metrics.Registry, in a program that links its controllers
 // (sigs.k8s.io/controller-runtime/pkg/controller, which registers its
 // workqueue metrics there when the program starts), rejects it, because
-// the names are taken; register it with a registry of its own there, or
-// serve it with Handler.
+// the names are taken. Register its InformerCollector there instead
+// (everything but the workqueue metrics), or register Metrics with a
+// registry of its own, or serve it with Handler. The controller-runtime
+// cache of github.com/generic-informers/generic/ctrlcache registers an
+// InformerCollector there with ctrlcache.Options.Metrics.
 package genericprometheus
 
 import (
