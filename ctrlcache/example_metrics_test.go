@@ -13,6 +13,5 @@ import (
 // controller-runtime's own metrics.
 func ExampleBuilderWithOptions_metrics() {
 	var newCache crcache.NewCacheFunc = ctrlcache.BuilderWithOptions(ctrlcache.Options{Metrics: true})
-	// mgr, err := manager.New(config, manager.Options{NewCache: newCache})
-	_ = newCache
+	_ = newCache // manager.Options{NewCache: newCache}
 }
