@@ -225,6 +225,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		NewT:           newT,
 		Transform:      i.ingestTransform(o.stripManaged, o.share),
 		Store:          store,
+		EncodedSize:    i.encodedSize(),
 		StopForGood:    o.stopWhenGone,
 		UnexpectedType: ErrUnexpectedType,
 	}, listwatch.Hooks{

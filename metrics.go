@@ -95,6 +95,25 @@ type InformerGauges struct {
 	// large list being stored, a burst of events) it is ahead of the
 	// cache by that many. While the resource is not served it is 0.
 	ObjectsCached func() int
+	// EncodedBytes returns the encoded size, in bytes, of the objects
+	// ObjectsCached counts: the sum over them of the length of each one's
+	// protobuf encoding if its Go type has one (k8s.io/api's types,
+	// metav1.PartialObjectMetadata; under WithCompactStore, the encoding
+	// the store compressed), or else of its JSON encoding as encoding/json
+	// writes it (*unstructured.Unstructured, custom resources' Go types).
+	// An object is measured once, as the ingest hands it to the cache
+	// (after WithTransform and WithStripManagedFields), and its size is
+	// kept until it goes: a read takes one lock and allocates nothing,
+	// whatever the number of objects, and it follows ObjectsCached (ahead
+	// of the cache by what the informer's queue holds; 0 while the
+	// resource is not served).
+	//
+	// It is the size of the data the cache holds, not of the heap it
+	// takes: each object counts in full, though the cache's objects share
+	// equal strings, maps and slices, and neither the Go structures' own
+	// overhead, the store's indexes nor a compact store's compression
+	// count. docs/metrics.md gives the heap it stands for, measured.
+	EncodedBytes func() int64
 	// Status returns the informer's Status: State, LastSync, Progress.
 	Status func() Status
 }
@@ -114,6 +133,9 @@ type InformerGauges struct {
 //
 //   - objects cached: a count of what the informer hands its cache, read
 //     when the provider asks (InformerGauges.ObjectsCached);
+//   - the objects' encoded size in bytes: each object's protobuf (else
+//     JSON) encoding's length, measured once at ingest and added up, read
+//     when the provider asks (InformerGauges.EncodedBytes);
 //   - events by EventType: what the ingest hands to the informer's cache
 //     and handlers, once per event whatever the number of handlers: every
 //     add, update and delete of a watch (an object whose update no longer

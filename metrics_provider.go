@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/generic-informers/generic/internal/listwatch"
 	"github.com/generic-informers/generic/internal/telemetry"
 )
 
@@ -38,6 +39,16 @@ func metricsProviderOf(o options) MetricsProvider {
 	return o.metricsProvider
 }
 
+// encodedSize returns how the informer's list/watch chain measures each
+// object it records, for InformerGauges.EncodedBytes: nil, measuring
+// nothing, without a MetricsProvider.
+func (i *informer[T]) encodedSize() func(listwatch.Stored) int {
+	if i.provider == nil {
+		return nil
+	}
+	return encodedSize
+}
+
 // resolveMetrics asks the informer's MetricsProvider, as its Run starts,
 // for the metrics of this Run; nil without a provider or metrics.
 func (i *informer[T]) resolveMetrics() *telemetry.Metrics {
@@ -47,6 +58,7 @@ func (i *informer[T]) resolveMetrics() *telemetry.Metrics {
 	id := InformerID{GVR: i.gvr, Namespace: i.namespace, Shard: i.shard.describe()}
 	m := i.provider.NewInformerMetrics(id, InformerGauges{
 		ObjectsCached: i.chain.Held,
+		EncodedBytes:  i.chain.HeldEncodedBytes,
 		Status:        i.Status,
 	})
 	if m == nil || isNilPointer(m) {

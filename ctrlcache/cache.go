@@ -104,6 +104,10 @@ func compose(newCache newCacheFunc, opts crcache.Options) (crcache.Cache, error)
 
 // newShared makes the Registry of a cache and what its informerCaches share.
 func newShared(config *rest.Config, opts crcache.Options, options Options) (*shared, error) {
+	informerOptions, err := withMetrics(options)
+	if err != nil {
+		return nil, err
+	}
 	config = rest.CopyConfig(config)
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()
@@ -136,7 +140,7 @@ func newShared(config *rest.Config, opts crcache.Options, options Options) (*sha
 		mapper:                      opts.Mapper,
 		readerFailOnMissingInformer: opts.ReaderFailOnMissingInformer,
 		waitForUnservedKinds:        options.WaitForUnservedKinds,
-		informerOptions:             options.Informer,
+		informerOptions:             informerOptions,
 		byObject:                    byObject,
 		errorHandler:                watchErrorHandler(opts.DefaultWatchErrorHandler),
 		noBookmarks:                 disableBookmarks,

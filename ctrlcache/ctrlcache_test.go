@@ -40,6 +40,8 @@ func TestRefusedOptions(t *testing.T) {
 		{"nil config", nil, crcache.Options{}, Options{}, "ctrlcache: nil rest.Config"},
 		{"NewInformer beside ctrlcache.Options", &rest.Config{Host: "https://127.0.0.1:1"}, crcache.Options{NewInformer: newInformer}, Options{NoSharing: true},
 			errNewInformerWithOptions.Error()},
+		{"NewInformer beside Metrics, which cannot measure the caller's informers", &rest.Config{Host: "https://127.0.0.1:1"}, crcache.Options{NewInformer: newInformer}, Options{Metrics: true},
+			errNewInformerWithOptions.Error()},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

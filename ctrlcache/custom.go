@@ -46,7 +46,7 @@ type customInformers struct {
 
 // errNewInformerWithOptions refuses NewInformer beside this library's
 // options, which its informers cannot honour.
-var errNewInformerWithOptions = errors.New("ctrlcache: cache.Options.NewInformer makes the informers the caller's own, which cannot honour ctrlcache.Options (Factory, Informer, ByObject, WaitForUnservedKinds, NoSharing): set one or the other")
+var errNewInformerWithOptions = errors.New("ctrlcache: cache.Options.NewInformer makes the informers the caller's own, which cannot honour ctrlcache.Options (Factory, Informer, ByObject, WaitForUnservedKinds, NoSharing, Metrics): set one or the other")
 
 // start runs every informer made so far and those made later under ctx.
 func (c *customInformers) start(ctx context.Context) {

@@ -4,7 +4,9 @@ go 1.27.0
 
 require (
 	github.com/generic-informers/generic v0.0.0-00010101000000-000000000000
+	github.com/generic-informers/generic/prometheus v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
+	github.com/prometheus/client_golang v1.24.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.24.0
 	k8s.io/api v0.38.0-beta.0
@@ -32,7 +34,6 @@ require (
 	github.com/klauspost/compress v1.20.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
-	github.com/prometheus/client_golang v1.24.0 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.70.0 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
@@ -59,6 +60,9 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-// The library and its controller-runtime backend are released together,
-// from one repository; in it, the backend builds against the library beside it.
+// The library, its Prometheus adapter and its controller-runtime backend are
+// released together, from one repository; in it, the backend builds against
+// the library and the adapter beside it.
 replace github.com/generic-informers/generic => ../
+
+replace github.com/generic-informers/generic/prometheus => ../prometheus

@@ -58,9 +58,27 @@ type Options struct {
 	// UnsafeDisableDeepCopy), which share nothing, so sharing is invisible
 	// to callers who do not disable deep copy.
 	NoSharing bool
+
+	// Metrics, if true, measures every informer of the cache (this
+	// library's informer metrics, generic_informer_*, and the cache's size
+	// in bytes per resource, generic_informer_objects_encoded_bytes; see
+	// docs/metrics.md) and serves them from controller-runtime's
+	// metrics.Registry, so that a manager's metrics endpoint serves them
+	// beside its own. The first cache made with Metrics in the process
+	// registers the Prometheus adapter's collector there (its
+	// InformerCollector: controller-runtime's own workqueue metrics stay
+	// controller-runtime's); every later one reports to it, and the
+	// informers of one resource in all of them are added up. If the
+	// program registered an InformerCollector there itself, the caches
+	// report to that one. A registration that fails (a collector of other
+	// metrics of the same names) makes New return its error. The provider
+	// is given to every informer after the options of Informer (a
+	// generic.WithMetricsProvider there is overridden) and before those of
+	// ByObject.
+	Metrics bool
 }
 
 // isZero reports whether o sets nothing.
 func (o Options) isZero() bool {
-	return len(o.Factory) == 0 && len(o.Informer) == 0 && len(o.ByObject) == 0 && !o.WaitForUnservedKinds && !o.NoSharing
+	return len(o.Factory) == 0 && len(o.Informer) == 0 && len(o.ByObject) == 0 && !o.WaitForUnservedKinds && !o.NoSharing && !o.Metrics
 }

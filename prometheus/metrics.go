@@ -24,7 +24,7 @@
 // informer's GVR) and shard (the informer's shard, "index/count", or ""
 // when not sharded). Informers with the same labels (one resource in two
 // namespaces, or with two selectors) are added up: their counters and
-// histograms are shared, objects is their sum, state counts how many are
+// histograms are shared, objects and objects_encoded_bytes are their sums, state counts how many are
 // in each state, last_sync_timestamp_seconds is the latest. An informer's
 // series go away when the last informer with its labels stops (its Run
 // returns, as after Release or Shutdown).
@@ -32,6 +32,8 @@
 // The metrics, with the prefix generic_informer_:
 //
 //	objects                          gauge      objects in the cache, read at scrape time
+//	objects_encoded_bytes            gauge      the objects' encoded size: each one's protobuf (else JSON)
+//	                                            encoding's length, added up (generic.InformerGauges.EncodedBytes)
 //	events_total{type}               counter    events delivered: add, update, delete, tombstone
 //	rejected_objects_total           counter    objects the ingest rejected (*generic.ConversionError)
 //	dropped_errors_total             counter    errors not reported to the ErrorHandler: 1,000 reports were
@@ -85,8 +87,11 @@
 // metrics.Registry, in a program that links its controllers
 // (sigs.k8s.io/controller-runtime/pkg/controller, which registers its
 // workqueue metrics there when the program starts), rejects it, because
-// the names are taken; register it with a registry of its own there, or
-// serve it with Handler.
+// the names are taken. Register its InformerCollector there instead
+// (everything but the workqueue metrics), or register Metrics with a
+// registry of its own, or serve it with Handler. The controller-runtime
+// cache of github.com/generic-informers/generic/ctrlcache registers an
+// InformerCollector there with ctrlcache.Options.Metrics.
 package genericprometheus
 
 import (
@@ -127,6 +132,7 @@ type Metrics struct {
 	latency  *prometheus.HistogramVec
 
 	objects  *prometheus.Desc
+	encoded  *prometheus.Desc
 	lastSync *prometheus.Desc
 	state    *prometheus.Desc
 	received *prometheus.Desc
@@ -167,6 +173,7 @@ func New() *Metrics {
 			Buckets: DefaultLatencyBuckets,
 		}, labelNames),
 		objects:     prometheus.NewDesc(name("objects"), "Objects in the informer's cache.", labelNames, nil),
+		encoded:     prometheus.NewDesc(name("objects_encoded_bytes"), "Encoded size of the objects in the informer's cache, in bytes: the length of each one's protobuf encoding if its Go type has one, else of its JSON encoding, added up; not the heap they take (see the library's docs/metrics.md).", labelNames, nil),
 		lastSync:    prometheus.NewDesc(name("last_sync_timestamp_seconds"), "Unix time of the informer's last complete list; 0 if none.", labelNames, nil),
 		state:       prometheus.NewDesc(name("state"), "How many informers with these labels are in each state (NotStarted, Syncing, Synced, NotServed, Forbidden, Stopped).", append(append([]string(nil), labelNames...), "state"), nil),
 		received:    prometheus.NewDesc(name("initial_sync_received_objects"), "Objects the informer's initial sync has received from the server so far.", labelNames, nil),
@@ -225,15 +232,25 @@ func (m *Metrics) forget(i *informerMetrics) {
 }
 
 // Describe implements prometheus.Collector.
-func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) { m.describe(ch, true) }
+
+// Collect implements prometheus.Collector. It reads each informer's cache
+// size and Status.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) { m.collect(ch, true) }
+
+// describe describes m's metrics, the workqueue metrics if queues.
+func (m *Metrics) describe(ch chan<- *prometheus.Desc, queues bool) {
 	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.dropped, m.requests, m.failures, m.relists, m.delays} {
 		vec.Describe(ch)
 	}
 	m.latency.Describe(ch)
-	for _, c := range m.queue.collectors() {
-		c.Describe(ch)
+	if queues {
+		for _, c := range m.queue.collectors() {
+			c.Describe(ch)
+		}
 	}
 	ch <- m.objects
+	ch <- m.encoded
 	ch <- m.lastSync
 	ch <- m.state
 	ch <- m.received
@@ -241,17 +258,23 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	m.memberships.describe(ch)
 }
 
-// Collect implements prometheus.Collector. It reads each informer's cache
-// size and Status.
-func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+// collect collects m's metrics, the workqueue metrics if queues.
+func (m *Metrics) collect(ch chan<- prometheus.Metric, queues bool) {
 	for _, vec := range []*prometheus.CounterVec{m.events, m.rejected, m.dropped, m.requests, m.failures, m.relists, m.delays} {
 		vec.Collect(ch)
 	}
 	m.latency.Collect(ch)
-	for _, c := range m.queue.collectors() {
-		c.Collect(ch)
+	if queues {
+		for _, c := range m.queue.collectors() {
+			c.Collect(ch)
+		}
 	}
 	m.memberships.collect(ch)
+	m.collectGauges(ch)
+}
+
+// collectGauges collects the informers' gauges, read now.
+func (m *Metrics) collectGauges(ch chan<- prometheus.Metric) {
 	m.mu.Lock()
 	sets := make(map[labelValues][]*informerMetrics, len(m.sets))
 	for l, set := range m.sets {
@@ -261,11 +284,14 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 	m.mu.Unlock()
 	for l, informers := range sets {
-		var objects, received, lastSync, stale float64
+		var objects, encoded, received, lastSync, stale float64
 		inState := make(map[generic.State]float64, len(states))
 		for _, i := range informers {
 			if i.gauges.ObjectsCached != nil {
 				objects += float64(i.gauges.ObjectsCached())
+			}
+			if i.gauges.EncodedBytes != nil {
+				encoded += float64(i.gauges.EncodedBytes())
 			}
 			if i.gauges.Status == nil {
 				continue
@@ -279,6 +305,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		ch <- prometheus.MustNewConstMetric(m.objects, prometheus.GaugeValue, objects, l.values()...)
+		ch <- prometheus.MustNewConstMetric(m.encoded, prometheus.GaugeValue, encoded, l.values()...)
 		ch <- prometheus.MustNewConstMetric(m.received, prometheus.GaugeValue, received, l.values()...)
 		ch <- prometheus.MustNewConstMetric(m.stale, prometheus.GaugeValue, stale, l.values()...)
 		ch <- prometheus.MustNewConstMetric(m.lastSync, prometheus.GaugeValue, lastSync, l.values()...)

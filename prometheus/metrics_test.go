@@ -2,6 +2,7 @@ package genericprometheus_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -153,6 +155,7 @@ func TestScrape(t *testing.T) {
 	delete(got, latencies)
 	want := map[string]float64{
 		series("generic_informer_objects"):                         3,
+		series("generic_informer_objects_encoded_bytes"):           jsonBytes(t, inA, inB),
 		series("generic_informer_events_total", "type=add"):        4,
 		series("generic_informer_events_total", "type=update"):     1,
 		series("generic_informer_events_total", "type=delete"):     1,
@@ -193,6 +196,27 @@ func TestScrape(t *testing.T) {
 	}); err != nil {
 		t.Errorf("series left after the last release: %v", slices.Sorted(mapKeys(left)))
 	}
+}
+
+// jsonBytes is the length of the JSON encoding of each object the
+// informers cache, added up: their objects_encoded_bytes.
+func jsonBytes(t *testing.T, informers ...generic.Handle[*unstructured.Unstructured]) float64 {
+	t.Helper()
+	var n int
+	for _, informer := range informers {
+		objs, err := informer.Lister().List(labels.Everything())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, obj := range objs {
+			data, err := json.Marshal(obj.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += len(data)
+		}
+	}
+	return float64(n)
 }
 
 // openWatchesLate makes each watch of ConfigMaps the client returns
@@ -332,6 +356,45 @@ func TestDroppedErrors(t *testing.T) {
 			name := series("generic_informer_dropped_errors_total")
 			if diff := cmp.Diff(tc.want, scrape(t, registry)[name]); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", name, diff)
+			}
+			for _, m := range informers {
+				m.Delete()
+			}
+			if got, ok := scrape(t, registry)[name]; ok {
+				t.Errorf("%s = %v after every informer was deleted, want no series", name, got)
+			}
+		})
+	}
+}
+
+// TestObjectsEncodedBytes: generic_informer_objects_encoded_bytes is the
+// sum of the EncodedBytes gauges of the informers of its labels, read at
+// scrape time, and goes with the last of them.
+func TestObjectsEncodedBytes(t *testing.T) {
+	tests := []struct {
+		name string
+		// encoded are the informers' gauges; nil is an informer without one.
+		encoded []func() int64
+		want    float64
+	}{
+		{name: "an empty cache", encoded: []func() int64{func() int64 { return 0 }}, want: 0},
+		{name: "one informer", encoded: []func() int64{func() int64 { return 9623 }}, want: 9623},
+		{name: "two informers of one resource add up", encoded: []func() int64{func() int64 { return 9623 }, func() int64 { return 2455 }}, want: 12078},
+		{name: "an informer without the gauge counts 0", encoded: []func() int64{nil, func() int64 { return 7 }}, want: 7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			metrics := genericprometheus.New()
+			registry := prometheus.NewPedanticRegistry()
+			registry.MustRegister(metrics)
+			var informers []generic.InformerMetrics
+			for _, encoded := range tc.encoded {
+				informers = append(informers, metrics.NewInformerMetrics(generic.InformerID{GVR: configMaps}, generic.InformerGauges{EncodedBytes: encoded}))
+			}
+			name := series("generic_informer_objects_encoded_bytes")
+			got, ok := scrape(t, registry)[name]
+			if diff := cmp.Diff(fmt.Sprint(tc.want, true), fmt.Sprint(got, ok)); diff != "" {
+				t.Errorf("%s, and whether it is scraped (-want +got):\n%s", name, diff)
 			}
 			for _, m := range informers {
 				m.Delete()

@@ -215,6 +215,7 @@ func TestWorkqueueAndInformerMetrics(t *testing.T) {
 	got := scrape(t, registry)
 	want := map[string]float64{
 		series("generic_informer_objects"):                       2,
+		series("generic_informer_objects_encoded_bytes"):         0,
 		series("generic_informer_events_total", "type=add"):      1,
 		series("generic_informer_initial_sync_received_objects"): 0,
 		series("generic_informer_stale_objects"):                 0,

@@ -1,6 +1,8 @@
 package compact
 
 import (
+	"github.com/klauspost/compress/s2"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,6 +41,17 @@ func (r *Record) WithResourceVersion(rv string) runtime.Object {
 
 // Size is the length of the record's compressed encoding, in bytes.
 func (r *Record) Size() int { return len(r.data) }
+
+// EncodedSize is the length of the object's protobuf encoding, in bytes,
+// before compression: read from the compressed block's header, which
+// holds it, with no decompression.
+func (r *Record) EncodedSize() int {
+	n, err := s2.DecodedLen(r.data)
+	if err != nil { // not a Record made by a Codec
+		return 0
+	}
+	return n
+}
 
 func (r *Record) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 func (r *Record) DeepCopyObject() runtime.Object   { return r }

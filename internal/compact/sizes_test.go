@@ -12,7 +12,8 @@ import (
 )
 
 // TestRecordsOfEverySize: objects of every size, after a first object of every
-// size (which makes the dictionary), decode to what they were made of.
+// size (which makes the dictionary), decode to what they were made of, and
+// their Records' EncodedSize is the length of their protobuf encoding.
 func TestRecordsOfEverySize(t *testing.T) {
 	sizes := []int{0, 1, 15, 100, 70000, 1 << 20}
 	for _, first := range sizes {
@@ -39,6 +40,9 @@ func TestRecordsOfEverySize(t *testing.T) {
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("(-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(want.Size(), r.EncodedSize()); diff != "" {
+					t.Errorf("EncodedSize (-want +got):\n%s", diff)
 				}
 			})
 		}

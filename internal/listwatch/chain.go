@@ -46,6 +46,12 @@ type Config[T Object] struct {
 	// reads decode). It must not fail: what it cannot make is the object
 	// itself. nil hands on the objects.
 	Store func(T) Stored
+	// EncodedSize, if not nil, measures each object the chain records
+	// and hands on (what Store made of it, if Store is set), in bytes,
+	// for HeldEncodedBytes; it is called once for each object recorded,
+	// must not modify it and must be safe for concurrent use. nil
+	// measures nothing.
+	EncodedSize func(Stored) int
 	// StopForGood: once a resource the server listed is not served,
 	// deliver the deletes, then make no more requests.
 	StopForGood bool
@@ -153,6 +159,17 @@ func (c *Chain[T]) Held() int {
 		return 0
 	}
 	return c.ingest.record.len()
+}
+
+// HeldEncodedBytes returns the sum of Config.EncodedSize over the objects
+// Held counts, each measured once, when the chain handed it on; 0 while
+// the resource is not served, and without Config.EncodedSize. Like Held,
+// it costs one lock and allocates nothing, whatever the number of objects.
+func (c *Chain[T]) HeldEncodedBytes() int64 {
+	if c.guard.isNotServed() {
+		return 0
+	}
+	return c.ingest.record.encodedBytes()
 }
 
 // LastListed returns what the last whole list (or WatchList stream)

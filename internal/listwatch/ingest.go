@@ -89,7 +89,7 @@ func newIngest[T Object](inner cache.ListerWatcher, c Config[T], h Hooks, shard 
 		unexpectedType: c.UnexpectedType,
 		reject:         h.Reject,
 		meter:          h.Meter,
-		record:         newLastGood[Stored](),
+		record:         newLastGood(c.EncodedSize),
 		shard:          shard,
 	}
 	in.lw = stage(inner, in.list, in.watch)

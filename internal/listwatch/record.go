@@ -23,12 +23,18 @@ type objectSet[T Stored] struct {
 	// server has a newer one that did not decode (stale.go); nil when none
 	// is.
 	stale map[cache.ObjectName]Staleness
+	// sizes are the objects' encoded sizes and their sum, if measured
+	// (sizes.go).
+	sizes encodedSizes[T]
 }
 
-func newObjectSet[T Stored](seed maphash.Seed, size int) *objectSet[T] {
+// newObjectSet returns a set for size objects; encodedSize, if not nil,
+// measures each object set, for encodedBytes.
+func newObjectSet[T Stored](seed maphash.Seed, size int, encodedSize func(T) int) *objectSet[T] {
 	return &objectSet[T]{
 		hash:    func(key cache.ObjectName) uint64 { return maphash.Comparable(seed, key) },
 		objects: make(map[uint64]T, size),
+		sizes:   newEncodedSizes(encodedSize, size),
 	}
 }
 
@@ -43,11 +49,14 @@ func (s *objectSet[T]) set(key cache.ObjectName, t T) {
 			s.overflow = map[cache.ObjectName]T{}
 		}
 		s.overflow[key] = t
+		s.sizes.putOverflow(key, t)
 		delete(s.stale, key)
 		return
 	}
 	s.objects[h] = t
+	s.sizes.put(h, t)
 	delete(s.overflow, key)
+	s.sizes.dropOverflow(key)
 	delete(s.stale, key)
 }
 
@@ -74,12 +83,18 @@ func (s *objectSet[T]) cacheKeys() []string {
 // len is the number of objects held.
 func (s *objectSet[T]) len() int { return len(s.objects) + len(s.overflow) }
 
+// encodedBytes is the sum of the encoded sizes of the objects held; 0 if
+// they are not measured.
+func (s *objectSet[T]) encodedBytes() int64 { return s.sizes.total }
+
 func (s *objectSet[T]) remove(key cache.ObjectName) {
 	h := s.hash(key)
 	if t, ok := s.objects[h]; ok && holds(t, key) {
 		delete(s.objects, h)
+		s.sizes.drop(h)
 	}
 	delete(s.overflow, key)
+	s.sizes.dropOverflow(key)
 	delete(s.stale, key)
 }
 
@@ -100,19 +115,24 @@ func (s *objectSet[T]) remove(key cache.ObjectName) {
 // the record as a whole, and moves it to a new generation: the watches of
 // an older generation no longer change it.
 type lastGood[T Stored] struct {
-	seed       maphash.Seed
-	mu         sync.Mutex
-	objects    *objectSet[T]
-	generation uint64
+	seed maphash.Seed
+	// encodedSize, if not nil, measures each object recorded
+	// (Config.EncodedSize).
+	encodedSize func(T) int
+	mu          sync.Mutex
+	objects     *objectSet[T]
+	generation  uint64
 }
 
-func newLastGood[T Stored]() *lastGood[T] {
+func newLastGood[T Stored](encodedSize func(T) int) *lastGood[T] {
 	seed := maphash.MakeSeed()
-	return &lastGood[T]{seed: seed, objects: newObjectSet[T](seed, 0)}
+	return &lastGood[T]{seed: seed, encodedSize: encodedSize, objects: newObjectSet(seed, 0, encodedSize)}
 }
 
 // newSet returns an empty set for a relist to fill, to replace the record.
-func (r *lastGood[T]) newSet(size int) *objectSet[T] { return newObjectSet[T](r.seed, size) }
+func (r *lastGood[T]) newSet(size int) *objectSet[T] {
+	return newObjectSet(r.seed, size, r.encodedSize)
+}
 
 // current returns the record's generation, which a plain watch started now
 // works in.
@@ -136,6 +156,14 @@ func (r *lastGood[T]) len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.objects.len()
+}
+
+// encodedBytes returns the sum of the encoded sizes of the objects the
+// record holds; 0 if they are not measured.
+func (r *lastGood[T]) encodedBytes() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.objects.encodedBytes()
 }
 
 // set records t as the last good state of key, unless generation is past.

@@ -3,6 +3,7 @@ package listwatch
 import (
 	"context"
 	"hash/maphash"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,10 +16,17 @@ import (
 
 // TestObjectSet runs the same steps on a set with its real hash and on
 // one whose keys all collide, so that every step goes through the
-// overflow: both must answer as a map[cache.ObjectName]T would.
+// overflow, each measured and not: all must answer as a
+// map[cache.ObjectName]T would, and a measured set's encodedBytes must be
+// the sum of its objects' sizes (0 unmeasured).
 func TestObjectSet(t *testing.T) {
 	obj := func(namespace, name, rv string) *metav1.PartialObjectMetadata {
 		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, ResourceVersion: rv}}
+	}
+	// size makes each state's size its own: 100 times its resourceVersion.
+	size := func(o *metav1.PartialObjectMetadata) int {
+		rv, _ := strconv.Atoi(o.ResourceVersion)
+		return 100 * rv
 	}
 	a, b, c := cache.ObjectName{Namespace: "ns", Name: "a"}, cache.ObjectName{Namespace: "ns", Name: "b"}, cache.ObjectName{Name: "c"}
 	type step struct {
@@ -28,32 +36,52 @@ func TestObjectSet(t *testing.T) {
 	steps := []step{
 		{set: obj("ns", "a", "1")}, {set: obj("ns", "b", "2")}, {set: obj("", "c", "3")},
 		{set: obj("ns", "b", "4")}, {remove: &a}, {set: obj("ns", "b", "5")}, {remove: &b},
-		{set: obj("ns", "a", "6")}, {set: obj("ns", "b", "7")}, {remove: &a},
+		{set: obj("ns", "a", "6")}, {set: obj("ns", "b", "7")}, {remove: &a}, {remove: &a},
+	}
+	collide := func(measure func(*metav1.PartialObjectMetadata) int) *objectSet[*metav1.PartialObjectMetadata] {
+		return &objectSet[*metav1.PartialObjectMetadata]{
+			hash: func(cache.ObjectName) uint64 { return 42 }, objects: map[uint64]*metav1.PartialObjectMetadata{},
+			sizes: newEncodedSizes(measure, 0)}
 	}
 	tests := []struct {
-		name string
-		set  *objectSet[*metav1.PartialObjectMetadata]
+		name     string
+		set      *objectSet[*metav1.PartialObjectMetadata]
+		measured bool
 	}{
-		{name: "maphash", set: newObjectSet[*metav1.PartialObjectMetadata](maphash.MakeSeed(), 0)},
-		{name: "every key collides", set: &objectSet[*metav1.PartialObjectMetadata]{
-			hash: func(cache.ObjectName) uint64 { return 42 }, objects: map[uint64]*metav1.PartialObjectMetadata{}}},
+		{name: "maphash", set: newObjectSet[*metav1.PartialObjectMetadata](maphash.MakeSeed(), 0, nil)},
+		{name: "every key collides", set: collide(nil)},
+		{name: "maphash, measured", set: newObjectSet(maphash.MakeSeed(), 0, size), measured: true},
+		{name: "every key collides, measured", set: collide(size), measured: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want := map[cache.ObjectName]string{}
+			type state struct {
+				RVs   map[cache.ObjectName]string
+				Bytes int64
+			}
+			want := state{RVs: map[cache.ObjectName]string{}}
+			held := map[cache.ObjectName]*metav1.PartialObjectMetadata{}
 			for i, st := range steps {
 				if st.set != nil {
 					key := cache.ObjectName{Namespace: st.set.Namespace, Name: st.set.Name}
 					tc.set.set(key, st.set)
-					want[key] = st.set.ResourceVersion
+					want.RVs[key] = st.set.ResourceVersion
+					held[key] = st.set
 				} else {
 					tc.set.remove(*st.remove)
-					delete(want, *st.remove)
+					delete(want.RVs, *st.remove)
+					delete(held, *st.remove)
 				}
-				got := map[cache.ObjectName]string{}
+				want.Bytes = 0
+				for _, o := range held {
+					if tc.measured {
+						want.Bytes += int64(size(o))
+					}
+				}
+				got := state{RVs: map[cache.ObjectName]string{}, Bytes: tc.set.encodedBytes()}
 				for _, key := range []cache.ObjectName{a, b, c} {
 					if o, ok := tc.set.get(key); ok {
-						got[key] = o.ResourceVersion
+						got.RVs[key] = o.ResourceVersion
 					}
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
