@@ -112,6 +112,8 @@ type options struct {
 	informerName *cache.InformerName
 	// compact is WithCompactStore's, nil if not given.
 	compact *compactStore
+	// servedWatch is WithServedWatch's, nil if not given.
+	servedWatch ServedWatch
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as
