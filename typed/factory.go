@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -97,7 +98,11 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	if scheme == nil {
 		return nil, errors.New("typed: nil scheme")
 	}
-	registry, err := generic.NewRegistry(opts...)
+	// The Factory watches CRDs for its informers of kinds not served yet
+	// (crd_watch.go), unless opts set a ServedWatch of their own.
+	var f *Factory
+	watchServed := generic.WithServedWatch(func(ctx context.Context, changed func()) { f.watchServed(ctx, changed) })
+	registry, err := generic.NewRegistry(append([]generic.FactoryOption{watchServed}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +114,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	if resolved.NoSharing {
 		sharing = share.StringsOnly
 	}
-	return &Factory{
+	f = &Factory{
 		Registry:    registry,
 		scheme:      scheme,
 		interner:    share.NewInterner(sharing),
@@ -120,7 +125,8 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 		views:       map[factoryKey]any{},
 		restClients: map[restClientKey]rest.Interface{},
 		scopes:      map[schema.GroupVersionResource]meta.RESTScopeName{},
-	}, nil
+	}
+	return f, nil
 }
 
 // Scheme returns the scheme the factory was made with: the Go types it
