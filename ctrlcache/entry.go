@@ -22,18 +22,37 @@ import (
 // NotFound, Limit, no Continue, exact field selectors on IndexField's
 // indexes).
 type entry struct {
-	view            view
-	gvk             schema.GroupVersionKind
-	resource        schema.GroupResource
+	view     view
+	gvk      schema.GroupVersionKind
+	resource schema.GroupResource
+	// guessed: the kind was not served when the entry was made
+	// (WaitForUnservedKinds), and resource is the one guessed from it.
+	guessed         bool
 	mapper          meta.RESTMapper
 	disableDeepCopy bool
 }
 
-// clusterScoped reports whether the entry's kind is cluster-scoped; a kind
-// not served (yet) is taken as namespaced, its informer being empty.
+// clusterScoped reports whether the entry's kind is cluster-scoped, as the
+// RESTMapper says when asked (a kind served after its informer was made
+// included); a kind not served (yet) is taken as namespaced, its informer
+// being empty.
 func (e *entry) clusterScoped() bool {
 	scope, err := scopeOf(e.mapper, e.gvk)
 	return err == nil && scope == meta.RESTScopeNameRoot
+}
+
+// groupResource is the entry's resource, for NotFound errors: of a kind
+// that was not served when the entry was made, the one the RESTMapper
+// knows now, if it does.
+func (e *entry) groupResource() schema.GroupResource {
+	if !e.guessed {
+		return e.resource
+	}
+	mapping, err := e.mapper.RESTMapping(e.gvk.GroupKind(), e.gvk.Version)
+	if err != nil {
+		return e.resource
+	}
+	return mapping.Resource.GroupResource()
 }
 
 func (e *entry) get(key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
@@ -47,7 +66,7 @@ func (e *entry) get(key client.ObjectKey, out client.Object, opts ...client.GetO
 		return err
 	}
 	if !found {
-		return apierrors.NewNotFound(e.resource, key.Name)
+		return apierrors.NewNotFound(e.groupResource(), key.Name)
 	}
 	copied := e.deepCopy(getOpts.UnsafeDisableDeepCopy)
 	if copied {
