@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-api/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -100,7 +101,8 @@ func establishedAt(ctx context.Context, t *testing.T, c *cluster.Cluster, name s
 // condition, however long after the cache started: here 20 s, when the
 // old backoff's next probe was 16 s away. A GetInformer that must not
 // block returns at once and syncs as soon. Once served, the cache holds
-// the objects created.
+// the objects created. Without WaitForUnservedKinds, a read of a kind not
+// served is controller-runtime's no-kind-match error.
 func TestKindsInstalledLater(t *testing.T) {
 	// The bound asserted is generous (the machine is loaded, the race
 	// detector on); the delays measured are logged. The old backoff's
@@ -192,6 +194,15 @@ func TestKindsInstalledLater(t *testing.T) {
 			return true, nil
 		})
 	}()
+
+	// Without WaitForUnservedKinds, controller-runtime's answer: no match.
+	plain := newCache(t, crcache.Options{Scheme: scheme})
+	startCache(t, plain)
+	for _, obj := range []client.Object{typedOf(sprocketGVK), unstructuredOf(sprocketGVK), metadataOf(cogGVK)} {
+		if err := plain.Get(ctx, sprocketKey, obj); !meta.IsNoMatchError(err) {
+			t.Errorf("Get of %T of a kind not served, without WaitForUnservedKinds: %v, want a no-kind-match error", obj, err)
+		}
+	}
 
 	select {
 	case <-time.After(installAfter):
