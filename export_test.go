@@ -3,8 +3,11 @@ package generic
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // TimeEveryEvent makes informers made from now on time every watch event
@@ -32,4 +35,12 @@ func StoredTypes[T Object](h Handle[T]) []string {
 		seen[fmt.Sprintf("%T", obj)] = true
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// SetNotServedProbes makes the informers r makes from now on probe a
+// resource that is not served every every, instead of with the backoff
+// from 1 s to 30 s, so that a test can tell a probe that a change of the
+// resources served caused (WithServedWatch) from one the backoff made.
+func SetNotServedProbes(r *Registry, every time.Duration) {
+	r.served.probes = wait.Backoff{Duration: every, Factor: 1, Steps: math.MaxInt32, Cap: every}
 }

@@ -295,6 +295,6 @@ func (f *Factory[T]) newInformer(key informerKey, settings *informerSettings[T])
 		if key.ownShard != "" {
 			shard = newShardState(*o.shard)
 		}
-		return newInformer(lw, key.gvr, f.convert, o, shard, selectionOf(o))
+		return newInformer(lw, key.gvr, f.convert, o, shard, selectionOf(o), f.served)
 	})
 }

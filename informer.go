@@ -179,21 +179,22 @@ func NewInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	if tweak := o.listTweak(); tweak != nil && lw != nil && !isNilPointer(lw) {
 		lw = tweakedListerWatcher(lw, tweak)
 	}
-	return newInformer(lw, gvr, convert, o, newShardState(o.shardOrAll()), selectionOf(o)), nil
+	return newInformer(lw, gvr, convert, o, newShardState(o.shardOrAll()), selectionOf(o), nil), nil
 }
 
 // newInformer assembles an informer: the one place where the list/watch
 // chain, the telemetry, the state machine and client-go's shared informer
 // are put together. shard is the shard it holds: its factory's, or its
-// own; sel what lw selects of the resource, as far as it is known.
-func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options, shard *shardState, sel selection) *informer[T] {
+// own; sel what lw selects of the resource, as far as it is known; served
+// its Registry's servedChanges (nil for an informer of none).
+func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResource, convert Converter[T], o options, shard *shardState, sel selection, served *servedChanges) *informer[T] {
 	i := &informer[T]{gvr: gvr, namespace: o.namespace, errorHandler: o.errorHandler, shard: shard, shardKey: o.shardKey, selection: sel}
 	i.provider = metricsProviderOf(o)
 	i.telemetry = newTelemetry(gvr, i.provider != nil)
 	i.callbacks = callbacks.New(maxWaitingErrorReports, i.telemetry.DroppedError)
 	i.settings = newInformerSettings[T](o)
 	i.settings.latest = i
-	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue)
+	i.machine = newStateMachine(gvr, o.stateHandler, i.callbacks.Enqueue, served.stateChanged)
 	background := context.Background()
 	i.runCtx.Store(&background)
 	if o.transform != nil {
@@ -220,19 +221,21 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 		store, example = i.compactStored, nil
 	}
 	i.chain = listwatch.New(lw, listwatch.Config[T]{
-		GVR:            gvr,
-		Convert:        convert,
-		NewT:           newT,
-		Transform:      i.ingestTransform(o.stripManaged, o.share),
-		Store:          store,
-		EncodedSize:    i.encodedSize(),
-		StopForGood:    o.stopWhenGone,
-		UnexpectedType: ErrUnexpectedType,
+		GVR:             gvr,
+		Convert:         convert,
+		NewT:            newT,
+		Transform:       i.ingestTransform(o.stripManaged, o.share),
+		Store:           store,
+		EncodedSize:     i.encodedSize(),
+		StopForGood:     o.stopWhenGone,
+		NotServedProbes: served.probeBackoff(),
+		UnexpectedType:  ErrUnexpectedType,
 	}, listwatch.Hooks{
-		Reject:    i.reject,
-		Served:    servedHooks{i.machine},
-		Meter:     i.telemetry,
-		Selection: shard.selection(o.shardKey),
+		Reject:        i.reject,
+		Served:        servedHooks{i.machine},
+		Meter:         i.telemetry,
+		Selection:     shard.selection(o.shardKey),
+		ServedChanged: served.Changed,
 	})
 	i.indexes = indexguard.New(indexguard.Hooks{Report: i.report, IndexError: newIndexError, Partial: newPartialIndexError})
 	i.shared = cache.NewSharedIndexInformerWithOptions(i.chain.ListerWatcher(), example, cache.SharedIndexInformerOptions{

@@ -117,6 +117,8 @@ type options struct {
 	// given nil (exampleGiven).
 	exampleType  reflect.Type
 	exampleGiven bool
+	// servedWatch is WithServedWatch's, nil if not given.
+	servedWatch ServedWatch
 }
 
 // WithResyncPeriod sets the default resync period of the informers, as

@@ -39,6 +39,10 @@ type Registry struct {
 	informers *registry.Registry[informerKey, runner]
 	// views numbers the Factory views made on the Registry.
 	views atomic.Uint64
+	// served tells the informers that wait for their resource when the
+	// resources served may have changed, and runs the ServedWatch
+	// (served_watch.go).
+	served *servedChanges
 	// shutdownReportAfter is shutdownReportAfter but in tests
 	// (export_test.go).
 	shutdownReportAfter time.Duration
@@ -99,6 +103,7 @@ func NewRegistry(opts ...FactoryOption) (*Registry, error) {
 		shard:     newShardState(o.shardOrAll()),
 		member:    o.member,
 		informers: registry.New[informerKey](func(ctx context.Context, i runner) { i.Run(ctx) }, runner.stopped, o.deferredStart),
+		served:    newServedChanges(o.servedWatch),
 
 		shutdownReportAfter: shutdownReportAfter,
 	}
@@ -142,6 +147,7 @@ func (r *Registry) Start(ctx context.Context) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	r.served.start(ctx)
 	if r.member != nil {
 		r.member.start(ctx, r, r.options.metricsProvider)
 		return
@@ -185,6 +191,7 @@ func (r *Registry) Shutdown() {
 		r.member.stop()
 	}
 	r.informers.Shutdown()
+	r.served.stop()
 }
 
 // RemoveResource stops every informer of gvr the Registry holds, of every

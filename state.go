@@ -202,15 +202,23 @@ type stateMachine struct {
 	// goroutine that made them.
 	notify   func(func())
 	onChange StateHandler
+	// moved is told each change of State at once, under mu, so in the
+	// order of the changes: the Registry counts its NotServed informers
+	// with it (servedChanges). It must not call the machine.
+	moved func(from, to State)
 }
 
-func newStateMachine(gvr schema.GroupVersionResource, onChange StateHandler, notify func(func())) *stateMachine {
+func newStateMachine(gvr schema.GroupVersionResource, onChange StateHandler, notify func(func()), moved func(from, to State)) *stateMachine {
+	if moved == nil {
+		moved = func(State, State) {}
+	}
 	return &stateMachine{
 		status:   Status{GVR: gvr, State: NotStarted, Since: time.Now()},
 		stopped:  make(chan struct{}),
 		changed:  make(chan struct{}),
 		notify:   notify,
 		onChange: onChange,
+		moved:    moved,
 	}
 }
 
@@ -259,6 +267,7 @@ func (m *stateMachine) fire(e event, err error) {
 	}
 	m.status.State = after
 	m.status.Since = now
+	m.moved(before, after)
 	if after == Stopped {
 		close(m.stopped)
 	}

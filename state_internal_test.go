@@ -62,7 +62,7 @@ func TestStateHandlerHearsEachChangeOnceInOrder(t *testing.T) {
 		defer mu.Unlock()
 		heard = append(heard, s.State)
 		lastErrors = append(lastErrors, s.LastError)
-	}, calls.Enqueue)
+	}, calls.Enqueue, nil)
 
 	for _, step := range []struct {
 		e   event

@@ -48,7 +48,7 @@ func newCache(config *rest.Config, opts crcache.Options, options Options) (crcac
 	if opts.NewInformer != nil && !options.isZero() {
 		return nil, errNewInformerWithOptions
 	}
-	opts, err := defaultOpts(config, opts)
+	opts, err := defaultOpts(config, opts, options.WaitForUnservedKinds)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func newCache(config *rest.Config, opts crcache.Options, options Options) (crcac
 	newCacheFunc := func(config crcache.Config, namespace string) crcache.Cache {
 		return newInformerCache(s, config, namespace)
 	}
-	tree, err := compose(newCacheFunc, opts)
+	tree, err := compose(newCacheFunc, opts, options.WaitForUnservedKinds)
 	if err != nil {
 		return nil, err
 	}
@@ -71,12 +71,12 @@ type newCacheFunc func(config crcache.Config, namespace string) crcache.Cache
 
 // compose builds the caches of opts as controller-runtime's cache.New
 // does: one per namespace of DefaultNamespaces (or one for all), and per
-// type of ByObject.
-func compose(newCache newCacheFunc, opts crcache.Options) (crcache.Cache, error) {
+// type of ByObject. waitForUnserved is Options.WaitForUnservedKinds.
+func compose(newCache newCacheFunc, opts crcache.Options, waitForUnserved bool) (crcache.Cache, error) {
 	var defaultCache crcache.Cache
 	if len(opts.DefaultNamespaces) > 0 {
 		defaultConfig := optionDefaultsToConfig(&opts)
-		defaultCache = newMultiNamespaceCache(newCache, opts.Scheme, opts.Mapper, opts.DefaultNamespaces, &defaultConfig)
+		defaultCache = newMultiNamespaceCache(newCache, opts.Scheme, opts.Mapper, opts.DefaultNamespaces, &defaultConfig, waitForUnserved)
 	} else {
 		defaultCache = newCache(optionDefaultsToConfig(&opts), corev1.NamespaceAll)
 	}
@@ -94,7 +94,7 @@ func compose(newCache newCacheFunc, opts crcache.Options) (crcache.Cache, error)
 			return nil, fmt.Errorf("failed to get GVK for type %T: %w", obj, err)
 		}
 		if len(config.Namespaces) > 0 {
-			delegating.caches[gvk] = newMultiNamespaceCache(newCache, opts.Scheme, opts.Mapper, config.Namespaces, nil)
+			delegating.caches[gvk] = newMultiNamespaceCache(newCache, opts.Scheme, opts.Mapper, config.Namespaces, nil, waitForUnserved)
 		} else {
 			delegating.caches[gvk] = newCache(byObjectToConfig(config), corev1.NamespaceAll)
 		}

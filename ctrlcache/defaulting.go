@@ -19,7 +19,9 @@ limitations under the License.
 // Scheme, Mapper, and each namespace's and type's Config from the Default*
 // fields), so that ctrlcache reads them as controller-runtime does.
 // Changed: the package name, controller-runtime's types named by their
-// package, and the composition in New (cache.go) building on the Registry.
+// package, the composition in New (cache.go) building on the Registry, and
+// a ByObject type not served yet taken as namespaced with
+// WaitForUnservedKinds.
 
 package ctrlcache
 
@@ -28,6 +30,7 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -58,7 +61,7 @@ func byObjectToConfig(byObject crcache.ByObject) crcache.Config {
 	}
 }
 
-func defaultOpts(config *rest.Config, opts crcache.Options) (crcache.Options, error) {
+func defaultOpts(config *rest.Config, opts crcache.Options, waitForUnserved bool) (crcache.Options, error) {
 	config = rest.CopyConfig(config)
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()
@@ -91,6 +94,11 @@ func defaultOpts(config *rest.Config, opts crcache.Options) (crcache.Options, er
 	opts.DefaultNamespaces = maps.Clone(opts.DefaultNamespaces)
 	for obj, byObject := range opts.ByObject {
 		isNamespaced, err := apiutil.IsObjectNamespaced(obj, opts.Scheme, opts.Mapper)
+		if err != nil && waitForUnserved && meta.IsNoMatchError(err) {
+			// ctrlcache: a kind not served yet (WaitForUnservedKinds)
+			// is taken as namespaced (see multiNamespaceCache.scopeOf).
+			isNamespaced, err = true, nil
+		}
 		if err != nil {
 			return opts, fmt.Errorf("failed to determine if %T is namespaced: %w", obj, err)
 		}

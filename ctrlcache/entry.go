@@ -23,9 +23,12 @@ import (
 // NotFound, Limit, no Continue, exact field selectors on IndexField's
 // indexes).
 type entry struct {
-	view            view
-	gvk             schema.GroupVersionKind
-	resource        schema.GroupResource
+	view     view
+	gvk      schema.GroupVersionKind
+	resource schema.GroupResource
+	// guessed: the kind was not served when the entry was made
+	// (WaitForUnservedKinds), and resource is the one guessed from it.
+	guessed         bool
 	mapper          meta.RESTMapper
 	disableDeepCopy bool
 	// scope is the kind's scope once the RESTMapper knew it (a
@@ -48,6 +51,20 @@ func (e *entry) clusterScoped() bool {
 	return scope == meta.RESTScopeNameRoot
 }
 
+// groupResource is the entry's resource, for NotFound errors: of a kind
+// that was not served when the entry was made, the one the RESTMapper
+// knows now, if it does.
+func (e *entry) groupResource() schema.GroupResource {
+	if !e.guessed {
+		return e.resource
+	}
+	mapping, err := e.mapper.RESTMapping(e.gvk.GroupKind(), e.gvk.Version)
+	if err != nil {
+		return e.resource
+	}
+	return mapping.Resource.GroupResource()
+}
+
 func (e *entry) get(key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
 	getOpts := client.GetOptions{}
 	getOpts.ApplyOptions(opts)
@@ -59,7 +76,7 @@ func (e *entry) get(key client.ObjectKey, out client.Object, opts ...client.GetO
 		return err
 	}
 	if !found {
-		return apierrors.NewNotFound(e.resource, key.Name)
+		return apierrors.NewNotFound(e.groupResource(), key.Name)
 	}
 	copied := e.deepCopy(getOpts.UnsafeDisableDeepCopy)
 	if copied {

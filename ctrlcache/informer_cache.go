@@ -116,7 +116,7 @@ func (ic *informerCache) Get(ctx context.Context, key client.ObjectKey, out clie
 // List reads into out, a list, from the informer of its items' kind and
 // view.
 func (ic *informerCache) List(ctx context.Context, out client.ObjectList, opts ...client.ListOption) error {
-	gvk, item, err := ic.itemOf(out)
+	gvk, item, err := listItem(ic.shared.scheme, out)
 	if err != nil {
 		return err
 	}
@@ -130,10 +130,10 @@ func (ic *informerCache) List(ctx context.Context, out client.ObjectList, opts .
 	return e.list(out, opts...)
 }
 
-// itemOf returns the kind of list's items and an empty item, in list's
+// listItem returns the kind of list's items and an empty item, in list's
 // view, as controller-runtime's objectTypeForListObject.
-func (ic *informerCache) itemOf(list client.ObjectList) (schema.GroupVersionKind, runtime.Object, error) {
-	gvk, err := apiutil.GVKForObject(list, ic.shared.scheme)
+func listItem(scheme *runtime.Scheme, list client.ObjectList) (schema.GroupVersionKind, client.Object, error) {
+	gvk, err := apiutil.GVKForObject(list, scheme)
 	if err != nil {
 		return schema.GroupVersionKind{}, nil, err
 	}
@@ -148,9 +148,13 @@ func (ic *informerCache) itemOf(list client.ObjectList) (schema.GroupVersionKind
 		pom.SetGroupVersionKind(gvk)
 		return gvk, pom, nil
 	}
-	item, err := ic.shared.scheme.New(gvk)
+	obj, err := scheme.New(gvk)
 	if err != nil {
 		return schema.GroupVersionKind{}, nil, err
+	}
+	item, ok := obj.(client.Object)
+	if !ok {
+		return schema.GroupVersionKind{}, nil, fmt.Errorf("%T is not a client.Object", obj)
 	}
 	return gvk, item, nil
 }

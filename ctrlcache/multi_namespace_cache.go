@@ -17,7 +17,9 @@ limitations under the License.
 // Copied from sigs.k8s.io/controller-runtime v0.25.3, pkg/cache/multi_namespace_cache.go, where it
 // is unexported: the same composition of per-namespace and per-type caches, so
 // that ctrlcache answers as controller-runtime's cache does. Changed: the
-// package name, and controller-runtime's cache types named by their package.
+// package name, controller-runtime's cache types named by their package,
+// and the scope of a kind not served yet (WaitForUnservedKinds: scopeOf,
+// kinds_later.go).
 
 package ctrlcache
 
@@ -38,7 +40,6 @@ import (
 
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
 // a new global namespaced cache to handle cluster scoped resources.
@@ -50,6 +51,7 @@ func newMultiNamespaceCache(
 	restMapper apimeta.RESTMapper,
 	namespaces map[string]crcache.Config,
 	globalConfig *crcache.Config, // may be nil in which case no cache for cluster-scoped objects will be created
+	waitForUnserved bool, // ctrlcache: Options.WaitForUnservedKinds
 ) crcache.Cache {
 	// Create every namespace cache.
 	caches := map[string]crcache.Cache{}
@@ -68,6 +70,7 @@ func newMultiNamespaceCache(
 		Scheme:           scheme,
 		RESTMapper:       restMapper,
 		clusterCache:     clusterCache,
+		waitForUnserved:  waitForUnserved,
 	}
 }
 
@@ -80,6 +83,7 @@ type multiNamespaceCache struct {
 	RESTMapper       apimeta.RESTMapper
 	namespaceToCache map[string]crcache.Cache
 	clusterCache     crcache.Cache
+	waitForUnserved  bool
 }
 
 var _ crcache.Cache = &multiNamespaceCache{}
@@ -89,12 +93,16 @@ var _ crcache.Cache = &multiNamespaceCache{}
 func (c *multiNamespaceCache) GetInformer(ctx context.Context, obj client.Object, opts ...crcache.InformerGetOption) (crcache.Informer, error) {
 	// If the object is cluster scoped, get the informer from clusterCache,
 	// if not use the namespaced caches.
-	isNamespaced, err := apiutil.IsObjectNamespaced(obj, c.Scheme, c.RESTMapper)
+	isNamespaced, err := c.scopeOf(ctx, obj, blocks(opts))
 	if err != nil {
 		return nil, err
 	}
 	if !isNamespaced {
-		clusterCacheInformer, err := c.clusterCache.GetInformer(ctx, obj, opts...)
+		clusterCache, err := c.clusterScoped(obj)
+		if err != nil {
+			return nil, err
+		}
+		clusterCacheInformer, err := clusterCache.GetInformer(ctx, obj, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -119,12 +127,16 @@ func (c *multiNamespaceCache) GetInformer(ctx context.Context, obj client.Object
 func (c *multiNamespaceCache) RemoveInformer(ctx context.Context, obj client.Object) error {
 	// If the object is clusterscoped, get the informer from clusterCache,
 	// if not use the namespaced caches.
-	isNamespaced, err := apiutil.IsObjectNamespaced(obj, c.Scheme, c.RESTMapper)
+	isNamespaced, err := c.scopeOf(ctx, obj, false)
 	if err != nil {
 		return err
 	}
 	if !isNamespaced {
-		return c.clusterCache.RemoveInformer(ctx, obj)
+		clusterCache, err := c.clusterScoped(obj)
+		if err != nil {
+			return err
+		}
+		return clusterCache.RemoveInformer(ctx, obj)
 	}
 
 	for _, cache := range c.namespaceToCache {
@@ -140,12 +152,20 @@ func (c *multiNamespaceCache) RemoveInformer(ctx context.Context, obj client.Obj
 func (c *multiNamespaceCache) GetInformerForKind(ctx context.Context, gvk schema.GroupVersionKind, opts ...crcache.InformerGetOption) (crcache.Informer, error) {
 	// If the object is cluster scoped, get the informer from clusterCache,
 	// if not use the namespaced caches.
-	isNamespaced, err := apiutil.IsGVKNamespaced(gvk, c.RESTMapper)
+	obj, err := c.Scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	isNamespaced, err := c.scopeOf(ctx, obj, blocks(opts))
 	if err != nil {
 		return nil, err
 	}
 	if !isNamespaced {
-		clusterCacheInformer, err := c.clusterCache.GetInformerForKind(ctx, gvk, opts...)
+		clusterCache, err := c.clusterScoped(obj)
+		if err != nil {
+			return nil, err
+		}
+		clusterCacheInformer, err := clusterCache.GetInformerForKind(ctx, gvk, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -214,13 +234,17 @@ func (c *multiNamespaceCache) WaitForCacheSync(ctx context.Context) bool {
 }
 
 func (c *multiNamespaceCache) IndexField(ctx context.Context, obj client.Object, field string, extractValue client.IndexerFunc) error {
-	isNamespaced, err := apiutil.IsObjectNamespaced(obj, c.Scheme, c.RESTMapper)
+	isNamespaced, err := c.scopeOf(ctx, obj, false)
 	if err != nil {
 		return err
 	}
 
 	if !isNamespaced {
-		return c.clusterCache.IndexField(ctx, obj, field, extractValue)
+		clusterCache, err := c.clusterScoped(obj)
+		if err != nil {
+			return err
+		}
+		return clusterCache.IndexField(ctx, obj, field, extractValue)
 	}
 
 	for _, cache := range c.namespaceToCache {
@@ -232,14 +256,18 @@ func (c *multiNamespaceCache) IndexField(ctx context.Context, obj client.Object,
 }
 
 func (c *multiNamespaceCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	isNamespaced, err := apiutil.IsObjectNamespaced(obj, c.Scheme, c.RESTMapper)
+	isNamespaced, err := c.scopeOf(ctx, obj, true)
 	if err != nil {
 		return err
 	}
 
 	if !isNamespaced {
+		clusterCache, err := c.clusterScoped(obj)
+		if err != nil {
+			return err
+		}
 		// Look into the global cache to fetch the object
-		return c.clusterCache.Get(ctx, key, obj)
+		return clusterCache.Get(ctx, key, obj)
 	}
 
 	cache, ok := c.namespaceToCache[key.Namespace]
@@ -261,14 +289,22 @@ func (c *multiNamespaceCache) List(ctx context.Context, list client.ObjectList, 
 		return fmt.Errorf("continue list option is not supported by the cache")
 	}
 
-	isNamespaced, err := apiutil.IsObjectNamespaced(list, c.Scheme, c.RESTMapper)
+	_, item, err := listItem(c.Scheme, list)
+	if err != nil {
+		return err
+	}
+	isNamespaced, err := c.scopeOf(ctx, item, true)
 	if err != nil {
 		return err
 	}
 
 	if !isNamespaced {
+		clusterCache, err := c.clusterScoped(item)
+		if err != nil {
+			return err
+		}
 		// Look at the global cache to get the objects with the specified GVK
-		return c.clusterCache.List(ctx, list, opts...)
+		return clusterCache.List(ctx, list, opts...)
 	}
 
 	if listOpts.Namespace != corev1.NamespaceAll {

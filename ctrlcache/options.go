@@ -41,14 +41,44 @@ type Options struct {
 	// WaitForUnservedKinds, if true, gives a kind the server does not serve
 	// yet (its CustomResourceDefinition not installed, or not Established)
 	// an informer that waits, and syncs once the kind is served, where
-	// controller-runtime's cache fails with a no-kind-match error. Such an
-	// informer asks discovery again with backoff (1 s doubling to 30 s);
-	// GetInformer with BlockUntilSynced(true), Get and List block until it
-	// synced or their context ends. The kind must be registered in
+	// controller-runtime's cache fails with a no-kind-match error
+	// (controller-runtime #1179, #2589): in every view (typed objects,
+	// *unstructured.Unstructured, *metav1.PartialObjectMetadata), however
+	// long after the cache started the CRD is installed. GetInformer (with
+	// BlockUntilSynced(true), the default), GetInformerForKind, Get and
+	// List block until it synced or their context ends (then
+	// controller-runtime's Timeout error); GetInformer with
+	// BlockUntilSynced(false) returns at once an informer that syncs later,
+	// and its handlers get the objects then. The kind must be registered in
 	// cache.Options.Scheme (a typed object) or be named by its GVK (an
-	// *unstructured.Unstructured or *metav1.PartialObjectMetadata), and its
-	// resource is guessed from its kind (the lower-case plural CRDs use by
-	// convention) until discovery knows it.
+	// *unstructured.Unstructured or *metav1.PartialObjectMetadata).
+	//
+	// The informer syncs within about a second of the CRD's Established
+	// condition: while any informer waits, the cache keeps one watch of
+	// CustomResourceDefinitions (metadata only), and each CRD created or
+	// changed makes the waiting informers ask discovery at once. That
+	// watch needs list and watch of customresourcedefinitions
+	// (apiextensions.k8s.io); without them (RBAC), the informers still
+	// ask with backoff, 1 s doubling to 30 s, so they sync up to 30 s
+	// after the CRD is served. Nothing is watched or asked while no
+	// informer waits.
+	//
+	// Until the kind is served, its scope is unknown, and its resource is
+	// guessed from its kind (the lower-case plural CRDs use by
+	// convention); once served, the informer lists the resource and at the
+	// scope discovery gives, and reads follow that scope (a cluster-scoped
+	// kind ignores the cache's namespace). In a cache of several
+	// namespaces (DefaultNamespaces, ByObject.Namespaces), Get, List and a
+	// blocking GetInformer wait until the kind is served and then go to
+	// the per-namespace informers or the cluster-scoped one as its scope
+	// says; a GetInformer with BlockUntilSynced(false) and IndexField take
+	// a kind not served yet as namespaced (one informer per namespace,
+	// each of which holds every object should the kind turn out
+	// cluster-scoped). See docs/controller-runtime.md, "Kinds installed
+	// later".
+	//
+	// Without it (the default), a kind not served is controller-runtime's
+	// no-kind-match error, as with controller-runtime's cache.
 	WaitForUnservedKinds bool
 
 	// NoSharing, if true, makes every cached object hold maps, slices and

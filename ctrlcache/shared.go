@@ -57,7 +57,7 @@ type resyncKey struct {
 // newEntry makes the informer of key for ic's Config and namespace:
 // acquires it from the Registry, or with NewInformer makes it.
 func (s *shared) newEntry(key entryKey, example runtime.Object, ic *informerCache) (*entry, error) {
-	gvr, err := s.resourceOf(key.gvk)
+	gvr, unserved, err := s.resourceOf(key.gvk)
 	if err != nil {
 		return nil, err
 	}
@@ -65,29 +65,30 @@ func (s *shared) newEntry(key entryKey, example runtime.Object, ic *informerCach
 	if s.custom != nil {
 		v, err = s.custom.newView(key, gvr, ic.config, s.namespaceOf(key.gvk, ic.config, ic.namespace), s.resyncFor(key.gvk, syncPeriod(ic.config)), example)
 	} else {
-		v, err = acquireView(s.factory, key.view, key.gvk, gvr, s.optionsFor(key, ic))
+		v, err = acquireView(s.factory, key.view, key.gvk, s.optionsFor(key, ic))
 	}
 	if err != nil {
 		return nil, err
 	}
 	disable := ic.config.UnsafeDisableDeepCopy != nil && *ic.config.UnsafeDisableDeepCopy
-	return &entry{view: v, gvk: key.gvk, resource: gvr.GroupResource(), mapper: s.mapper, disableDeepCopy: disable}, nil
+	return &entry{view: v, gvk: key.gvk, resource: gvr.GroupResource(), guessed: unserved, mapper: s.mapper, disableDeepCopy: disable}, nil
 }
 
 // resourceOf returns gvk's resource from the RESTMapper; a kind it does not
 // know is controller-runtime's no-match error, unless
-// WaitForUnservedKinds, which names its informer by the resource guessed
-// from the kind.
-func (s *shared) resourceOf(gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+// WaitForUnservedKinds: then it is the resource guessed from the kind, and
+// unserved is true (the informer waits until the kind is served; see
+// acquireView).
+func (s *shared) resourceOf(gvk schema.GroupVersionKind) (gvr schema.GroupVersionResource, unserved bool, err error) {
 	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err == nil {
-		return mapping.Resource, nil
+		return mapping.Resource, false, nil
 	}
 	if s.waitForUnservedKinds && meta.IsNoMatchError(err) {
 		gvr, _ := meta.UnsafeGuessKindToResource(gvk)
-		return gvr, nil
+		return gvr, true, nil
 	}
-	return schema.GroupVersionResource{}, err
+	return schema.GroupVersionResource{}, false, err
 }
 
 // optionsFor returns the informer options of key under ic's Config and
@@ -120,7 +121,9 @@ func (s *shared) optionsFor(key entryKey, ic *informerCache) []generic.InformerO
 }
 
 // namespaceOf returns the namespace the informer of gvk lists under config
-// in the cache of namespace: none for a cluster-scoped kind.
+// in the cache of namespace: none for a cluster-scoped kind. A kind not
+// served yet (WaitForUnservedKinds) is given the namespace; its informer
+// ignores it if the kind turns out cluster-scoped (typed.InformerForKind).
 func (s *shared) namespaceOf(gvk schema.GroupVersionKind, config crcache.Config, namespace string) string {
 	if scope, err := scopeOf(s.mapper, gvk); err == nil && scope == meta.RESTScopeNameRoot {
 		return ""

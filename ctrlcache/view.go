@@ -159,18 +159,22 @@ func (u untypedHandler[T]) OnDelete(deleted toolscache.DeletedObject[T]) {
 	u.handler.OnDelete(deleted.OptionalObj)
 }
 
-// acquireView acquires the informer of gvk (at gvr) in the Registry view
-// kind, with opts.
-func acquireView(factory *typed.Factory, kind viewKind, gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, opts []generic.InformerOption) (view, error) {
+// acquireView acquires the informer of gvk in the Registry view kind, with
+// opts. The Registry finds gvk's resource as the cache does (the same
+// RESTMapper); of a kind not served yet, it hands out an informer that
+// waits until the kind is served, then lists the resource discovery gives,
+// at its scope, in every view (typed.InformerForKind,
+// typed.UnstructuredForKind, typed.MetadataForKind).
+func acquireView(factory *typed.Factory, kind viewKind, gvk schema.GroupVersionKind, opts []generic.InformerOption) (view, error) {
 	switch kind {
 	case unstructuredView:
-		h, err := typed.UnstructuredFor(factory, gvr, opts...)
+		h, err := typed.UnstructuredForKind(factory, gvk, opts...)
 		if err != nil {
 			return nil, err
 		}
 		return handleView[*unstructured.Unstructured]{h}, nil
 	case metadataView:
-		h, err := typed.MetadataFor(factory, gvr, opts...)
+		h, err := typed.MetadataForKind(factory, gvk, opts...)
 		if err != nil {
 			return nil, err
 		}

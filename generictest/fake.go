@@ -236,7 +236,10 @@ func (f *Fake) resourceListKinds(crds *customResourceSet) map[schema.GroupVersio
 
 // factoryOptions are the options of the Fake's factory.
 func (f *Fake) factoryOptions() []generic.FactoryOption {
-	return append([]generic.FactoryOption{generic.WithErrorHandler(f.errs.record)}, f.settings.factory...)
+	// The fake clients serve no CustomResourceDefinitions (the fake
+	// dynamic client panics on a resource it was not told of): no
+	// ServedWatch; informers of kinds not served probe as usual.
+	return append([]generic.FactoryOption{generic.WithErrorHandler(f.errs.record), generic.WithServedWatch(nil)}, f.settings.factory...)
 }
 
 // Factory returns the Fake's typed factory, the one NewInformer,

@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -82,6 +83,16 @@ type restClientKey struct {
 // registered in scheme. The Options (generic.WithNamespace,
 // generic.WithResyncPeriod, ...) apply to every informer.
 //
+// While any of its informers is NotServed (a kind whose CRD is not
+// installed yet, or deleted), the factory keeps one watch of
+// CustomResourceDefinitions, metadata only, through its metadata client,
+// and each CRD created or changed makes those informers ask the server at
+// once: they sync within about a second of the CRD being Established
+// instead of at their probe backoff's next time (up to 30 s). It needs
+// list and watch of customresourcedefinitions; without, it logs once and
+// the informers rely on their backoff. generic.WithServedWatch in opts
+// replaces it (nil: none). See crd_watch.go.
+//
 // It fails on a nil config or scheme, a config that cannot make a client,
 // or an invalid Option.
 func NewFactory(config *rest.Config, scheme *runtime.Scheme, opts ...generic.FactoryOption) (*Factory, error) {
@@ -92,12 +103,19 @@ func NewFactory(config *rest.Config, scheme *runtime.Scheme, opts ...generic.Fac
 }
 
 // NewFactoryForClients is NewFactory with the clients given, for a shared
-// HTTP client, a RESTMapper of your own, or a (fake) dynamic client.
+// HTTP client, a RESTMapper of your own, or a (fake) dynamic client. Its
+// watch of CustomResourceDefinitions (see NewFactory) goes through
+// Clients.Metadata, or a metadata client made from Clients.Config; with
+// neither, there is none.
 func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...generic.FactoryOption) (*Factory, error) {
 	if scheme == nil {
 		return nil, errors.New("typed: nil scheme")
 	}
-	registry, err := generic.NewRegistry(opts...)
+	// The Factory watches CRDs for its informers of kinds not served yet
+	// (crd_watch.go), unless opts set a ServedWatch of their own.
+	var f *Factory
+	watchServed := generic.WithServedWatch(func(ctx context.Context, changed func()) { f.watchServed(ctx, changed) })
+	registry, err := generic.NewRegistry(append([]generic.FactoryOption{watchServed}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +127,7 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 	if resolved.NoSharing {
 		sharing = share.StringsOnly
 	}
-	return &Factory{
+	f = &Factory{
 		Registry:    registry,
 		scheme:      scheme,
 		interner:    share.NewInterner(sharing),
@@ -120,7 +138,8 @@ func NewFactoryForClients(clients Clients, scheme *runtime.Scheme, opts ...gener
 		views:       map[factoryKey]any{},
 		restClients: map[restClientKey]rest.Interface{},
 		scopes:      map[schema.GroupVersionResource]meta.RESTScopeName{},
-	}, nil
+	}
+	return f, nil
 }
 
 // Scheme returns the scheme the factory was made with: the Go types it

@@ -23,8 +23,13 @@ import (
 // an unservedKind, which asks discovery for the kind's resource before
 // each request until it knows it: until then the request is answered 404
 // Not Found, so the informer is NotServed and its served guard asks again
-// with backoff (1 s doubling to 30 s). Once discovery knows the kind, the
-// informer lists the resource discovery gave, at its scope, and syncs.
+// with backoff (1 s doubling to 30 s), or at once when the factory's watch
+// of CustomResourceDefinitions sees one created or changed (crd_watch.go).
+// Once discovery knows the kind, the informer lists the resource discovery
+// gave, at its scope, and syncs. Every view of the kind does so
+// (InformerForKind, UnstructuredForKind, MetadataForKind, and
+// UnstructuredFor or MetadataFor of the resource guessed once the kind was
+// handed out unserved): the views' sources are all unservedAware.
 
 // isNotServed reports whether a RESTMapper's or discovery's error says
 // that the kind is not served: an unknown kind, or an unknown group

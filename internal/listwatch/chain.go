@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/sharding"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -55,6 +56,9 @@ type Config[T Object] struct {
 	// StopForGood: once a resource the server listed is not served,
 	// deliver the deletes, then make no more requests.
 	StopForGood bool
+	// NotServedProbes is the backoff of the probes while the resource is
+	// not served; the zero Backoff is the default, 1 s doubling to 30 s.
+	NotServedProbes wait.Backoff
 	// UnexpectedType is the error that reports a value of another type
 	// than T (the root package's ErrUnexpectedType), which the chain's
 	// errors wrap.
@@ -75,6 +79,12 @@ type Hooks struct {
 	// selector is every object), the generation it has, and a channel
 	// closed when it changes.
 	Selection func() (sharding.Selector, uint64, <-chan struct{})
+	// ServedChanged returns a channel closed when the resources the
+	// server serves may have changed since (a CustomResourceDefinition
+	// created or changed): while its resource is not served, the chain
+	// then probes it at once, and again soon, rather than at its
+	// backoff's next time. A nil channel is never closed.
+	ServedChanged func() <-chan struct{}
 }
 
 // Served is told what the server answered of the resource.
@@ -132,7 +142,7 @@ func New[T Object](source cache.ListerWatcher, c Config[T], h Hooks) *Chain[T] {
 	chain := &Chain[T]{filter: newShardFilter(h.Selection)}
 	requests := newRequestCounter(source, h.Meter)
 	chain.ingest = newIngest(requests.lw, c, h, chain.filter, &chain.goroutines)
-	chain.guard = newServedGuard(chain.ingest.lw, requests.lw, c.GVR, h.Served, c.StopForGood, &chain.goroutines, chain.ingest.forget)
+	chain.guard = newServedGuard(chain.ingest.lw, requests.lw, c, h, &chain.goroutines, chain.ingest.forget)
 	return chain
 }
 

@@ -17,13 +17,16 @@
 //	    and keeps only the shard's objects (KEP-5866), whether the server
 //	    applied the selector or not;
 //	  - the served guard (served.go) turns a resource the server stops
-//	    serving (404) into the empty list it now is, parks the reflector's
-//	    watches and probes the server with backoff until it serves the
-//	    resource again.
+//	    serving (404) into the empty list it now is, holds the list of a
+//	    resource never served (a CRD not installed yet), parks the
+//	    reflector's watches and probes the server with backoff, or at once
+//	    when told the resources served changed, until it serves the
+//	    resource.
 //
 // The chain reads nothing above it: not the cache, not the informer. It
 // reports upward only through the hooks it is handed (Hooks): an object
 // rejected, what the server answered (for the informer's state machine),
-// what it measured (a Meter), and it asks the shard selection to request.
+// what it measured (a Meter), and it asks the shard selection to request and
+// whether the resources served changed.
 // It imports nothing of this module.
 package listwatch

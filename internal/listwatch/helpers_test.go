@@ -44,6 +44,9 @@ func (s *served) StoppedForGood(error) { s.record("StoppedForGood") }
 func (s *served) Forbidden(error)      { s.record("Forbidden") }
 func (s *served) Failed(err error)     { s.record("Failed") }
 
+// unchanged is ServedChanged of resources served that never change.
+func unchanged() <-chan struct{} { return nil }
+
 // everything is the selection of every object, never changing.
 func everything() (sharding.Selector, uint64, <-chan struct{}) { return nil, 0, nil }
 
@@ -66,9 +69,10 @@ func testChain[T Object](lw cache.ListerWatcher) *Chain[T] {
 		Convert:        identity[T],
 		UnexpectedType: errUnexpectedType,
 	}, Hooks{
-		Reject:    func(context.Context, string, error) {},
-		Served:    &served{},
-		Meter:     noMeter{},
-		Selection: everything,
+		Reject:        func(context.Context, string, error) {},
+		Served:        &served{},
+		Meter:         noMeter{},
+		Selection:     everything,
+		ServedChanged: unchanged,
 	})
 }

@@ -280,7 +280,7 @@ func reselectableChain(srv *server) (*Chain[*corev1.ConfigMap], *switchable) {
 	chain := New(srv.lw(), Config[*corev1.ConfigMap]{
 		GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: identity[*corev1.ConfigMap], UnexpectedType: errUnexpectedType,
 		NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
-	}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
+	}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection, ServedChanged: unchanged})
 	return chain, sel
 }
 

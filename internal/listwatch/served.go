@@ -11,7 +11,6 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -19,24 +18,29 @@ import (
 )
 
 // servedGuard stands between an informer's reflector and its ListerWatcher
-// and deals with a resource the server stops serving (a CRD deleted, an API
-// group removed), which client-go leaves to the reflector: it retries and
-// logs forever and keeps serving the objects it had.
+// and deals with a resource the server does not serve (a CRD not installed
+// yet) or stops serving (a CRD deleted, an API group removed), which
+// client-go leaves to the reflector: it retries with its own backoff,
+// growing to 30-60 s, logs, and keeps serving the objects it had.
 //
 // It decides from the server's answers only, never from the cache: a list
 // answered 404 Not Found means the collection does not exist, which, once
 // the server has listed it before, the guard passes on as the empty list it
 // now is (the informer delivers a delete, with the last known state, for
-// every object it had). Before any list succeeded, the 404 is returned as
-// it is, and the informer does not sync. A watch answered 404 is returned
-// as it is too: the reflector relists, and the list's answer decides
-// (a watch can fail while the resource is served).
+// every object it had). Before any list succeeded, the guard holds the
+// list until the resource is served (or the reflector stops), and the
+// informer does not sync meanwhile. A watch answered 404 is returned as it
+// is: the reflector relists, and the list's answer decides (a watch can
+// fail while the resource is served).
 //
-// While a list is answered 404, the guard parks the reflector's watches and
-// probes the server with a small list, with wait.Backoff from
-// notServedProbeInitial to notServedProbeMax, logging only the changes.
-// When a probe finds the resource served again, the parked watch ends with
-// 410 Gone and the reflector relists by itself.
+// While a list is answered 404, the guard holds the reflector (a held
+// list, or a parked watch) and asks the server again with backoff, from
+// notServedProbeInitial to notServedProbeMax (Config.NotServedProbes),
+// logging only the changes; when the resources the server serves may have
+// changed (Hooks.ServedChanged: a CRD created or changed), it asks at once,
+// and then again with backoff from changedProbeInitial. When the server
+// serves the resource, the held list returns what it listed, or the parked
+// watch ends with 410 Gone and the reflector relists by itself.
 //
 // It reports what the server answered to Hooks.Served. Everything else
 // passes through: one function call per request, nothing per event.
@@ -51,6 +55,10 @@ type servedGuard struct {
 	source cache.ListerWatcherWithContext
 	gvr    string
 	state  Served
+	// changes is Hooks.ServedChanged.
+	changes func() <-chan struct{}
+	// probes is the backoff of the probes while not served.
+	probes wait.Backoff
 	// stopForGood: once a resource the server listed is not served, deliver
 	// the deletes, then make no more requests. A resource never listed
 	// (a CRD not installed yet) is probed as usual.
@@ -71,32 +79,51 @@ type servedGuard struct {
 	notServed       bool
 	backoff         wait.Backoff
 	nextProbe       time.Time
+	// changed is the ServedChanged channel taken before the last request
+	// answered 404: once closed, the resources served may have changed
+	// since that answer.
+	changed <-chan struct{}
 }
 
 // Probe backoff while a resource is not served: 1, 2, 4, 8, 16 s, then
 // every 30 s, a handful of requests in the first minute and two a minute
-// after that.
+// after that. After the resources served changed (ServedChanged), the
+// probes start again at once, then 0.25, 0.5, 1, 2 s ... apart, so that a
+// CRD's resource, which discovery and the server serve a moment after the
+// CRD is Established, is listed within about a second of it.
 const (
 	notServedProbeInitial = time.Second
 	notServedProbeMax     = 30 * time.Second
+	changedProbeInitial   = 250 * time.Millisecond
 )
 
 func notServedBackoff() wait.Backoff {
 	return wait.Backoff{Duration: notServedProbeInitial, Factor: 2, Steps: math.MaxInt32, Cap: notServedProbeMax}
 }
 
-func newServedGuard(inner, source cache.ListerWatcher, gvr schema.GroupVersionResource, served Served, stopForGood bool, goroutines *sync.WaitGroup, emptied func()) *servedGuard {
+func newServedGuard[T Object](inner, source cache.ListerWatcher, c Config[T], h Hooks, goroutines *sync.WaitGroup, emptied func()) *servedGuard {
 	g := &servedGuard{
 		goroutines:  goroutines,
 		emptied:     emptied,
 		inner:       cache.ToListerWatcherWithContext(inner),
 		source:      cache.ToListerWatcherWithContext(source),
-		gvr:         gvr.String(),
-		state:       served,
-		stopForGood: stopForGood,
+		gvr:         c.GVR.String(),
+		state:       h.Served,
+		changes:     h.ServedChanged,
+		probes:      notServedBackoff(),
+		stopForGood: c.StopForGood,
+	}
+	if c.NotServedProbes.Duration > 0 {
+		g.probes = c.NotServedProbes
 	}
 	g.lw = stage(inner, g.list, g.watch)
 	return g
+}
+
+// afterChange is the backoff of the probes after the resources served
+// changed: from changedProbeInitial, up to the probes' cap.
+func (g *servedGuard) afterChange() wait.Backoff {
+	return wait.Backoff{Duration: min(changedProbeInitial, g.probes.Duration), Factor: 2, Steps: math.MaxInt32, Cap: g.probes.Cap}
 }
 
 func (g *servedGuard) list(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
@@ -106,25 +133,29 @@ func (g *servedGuard) list(ctx context.Context, options metav1.ListOptions) (run
 		}
 		return nil, err
 	}
-	list, err := g.inner.ListWithContext(ctx, options)
-	if err != nil {
-		return g.listFailed(ctx, err)
+	for {
+		changed := g.changes()
+		list, err := g.inner.ListWithContext(ctx, options)
+		if err == nil {
+			g.listSucceeded(ctx, list)
+			return list, nil
+		}
+		if !apierrors.IsNotFound(err) {
+			g.recordError(err)
+			return nil, err
+		}
+		if g.markNotServed(ctx, err, changed) {
+			// Listed before: the empty list the collection now is.
+			return g.emptyList(), nil
+		}
+		// Never listed (a CRD not installed yet): hold the reflector
+		// here, rather than hand it the 404 and have it retry at its
+		// own backoff, which grows to 30-60 s, until the next probe is
+		// due or the resources served changed.
+		if !g.waitForProbe(ctx, ctx.Done()) {
+			return nil, err
+		}
 	}
-	g.listSucceeded(ctx, list)
-	return list, nil
-}
-
-// listFailed passes err on, except a 404 once the server has listed the
-// resource before: that is the empty list the collection now is.
-func (g *servedGuard) listFailed(ctx context.Context, err error) (runtime.Object, error) {
-	if !apierrors.IsNotFound(err) {
-		g.recordError(err)
-		return nil, err
-	}
-	if !g.markNotServed(ctx, err) {
-		return nil, err
-	}
-	return g.emptyList(), nil
 }
 
 // watch opens the reflector's watch, or parks it while the
@@ -176,8 +207,8 @@ func (g *servedGuard) whileNotServed(ctx context.Context) (empty, done bool, err
 	}
 	// Hold the reflector until the next probe instead of letting it retry
 	// at its own pace.
-	if err := sleepUntil(ctx, nextProbe); err != nil {
-		return false, true, err
+	if !g.waitForProbe(ctx, ctx.Done()) {
+		return false, true, ctx.Err()
 	}
 	return false, false, nil
 }
@@ -213,18 +244,20 @@ func (g *servedGuard) isNotServed() bool {
 	return g.notServed
 }
 
-// markNotServed records a list's 404 and schedules the next probe. It
+// markNotServed records a list's 404 and schedules the next probe;
+// changed is the ServedChanged channel taken before the list was sent. It
 // reports whether the server had listed the resource before, so that the
 // 404 stands for an empty list.
-func (g *servedGuard) markNotServed(ctx context.Context, err error) (listedBefore bool) {
+func (g *servedGuard) markNotServed(ctx context.Context, err error, changed <-chan struct{}) (listedBefore bool) {
 	g.mu.Lock()
 	first := !g.notServed
 	g.notServed = true
 	if first {
-		g.backoff = notServedBackoff()
+		g.backoff = g.probes
 	}
 	delay := g.backoff.Step()
 	g.nextProbe = time.Now().Add(delay)
+	g.changed = changed
 	listedBefore = g.listed
 	g.mu.Unlock()
 	if g.stoppedForGood() {
@@ -287,9 +320,10 @@ func (g *servedGuard) recordError(err error) {
 // probe asks the server for one object of the resource; it reports whether
 // the question is settled for now: false means still not served.
 func (g *servedGuard) probe(ctx context.Context) bool {
+	changed := g.changes()
 	_, err := g.source.ListWithContext(ctx, metav1.ListOptions{Limit: 1})
 	if apierrors.IsNotFound(err) {
-		g.markNotServed(ctx, err)
+		g.markNotServed(ctx, err, changed)
 		return false
 	}
 	if err == nil {
@@ -331,13 +365,19 @@ func (g *servedGuard) waitUntilServed(ctx context.Context, stopped <-chan struct
 	}
 }
 
-// waitForProbe waits until the next probe is due; false if stopped or ctx
-// ended first.
+// waitForProbe waits until the next probe is due, or the resources
+// served changed since the last 404 (then the probes start again from
+// changedProbeInitial); false if stopped or ctx ended first. An informer
+// that stops for good never probes.
 func (g *servedGuard) waitForProbe(ctx context.Context, stopped <-chan struct{}) bool {
-	var probeAt <-chan time.Time
+	var (
+		probeAt <-chan time.Time
+		changed <-chan struct{}
+	)
 	if !g.stoppedForGood() {
 		g.mu.Lock()
 		timer := time.NewTimer(time.Until(g.nextProbe))
+		changed = g.changed
 		g.mu.Unlock()
 		defer timer.Stop()
 		probeAt = timer.C
@@ -349,21 +389,19 @@ func (g *servedGuard) waitForProbe(ctx context.Context, stopped <-chan struct{})
 		return false
 	case <-probeAt:
 		return true
+	case <-changed:
+		g.probeSoon(ctx)
+		return true
 	}
 }
 
-// sleepUntil waits until t or until ctx ends.
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// probeSoon restarts the probes' backoff from changedProbeInitial: the
+// resources the server serves changed, and the resource is likely served
+// now or in a moment.
+func (g *servedGuard) probeSoon(ctx context.Context) {
+	g.mu.Lock()
+	g.backoff = g.afterChange()
+	g.changed = nil
+	g.mu.Unlock()
+	klog.FromContext(ctx).V(4).Info("The resources served changed; the informer probes its resource now", "gvr", g.gvr)
 }

@@ -88,7 +88,7 @@ func TestRelistKeepsOnlyWhatMayStand(t *testing.T) {
 				chain := New(srv.lw(), Config[*corev1.ConfigMap]{
 					GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: refuseDrifted, UnexpectedType: errUnexpectedType,
 					NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
-				}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
+				}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection, ServedChanged: unchanged})
 				lw := cache.ToListerWatcherWithContext(chain.ListerWatcher())
 				if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
 					t.Fatal(err)
@@ -194,7 +194,7 @@ func TestWatchOfAStateThatDoesNotConvert(t *testing.T) {
 			chain := New(srv.lw(), Config[*corev1.ConfigMap]{
 				GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: refuseDrifted, UnexpectedType: errUnexpectedType,
 				NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
-			}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: everything})
+			}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: everything, ServedChanged: unchanged})
 			lw := cache.ToListerWatcherWithContext(chain.ListerWatcher())
 			if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
 				t.Fatal(err)
@@ -263,7 +263,7 @@ func TestReselectKeepsStaleness(t *testing.T) {
 			chain := New(srv.lw(), Config[*corev1.ConfigMap]{
 				GVR: schema.GroupVersionResource{Resource: "configmaps"}, Convert: refuseDrifted, UnexpectedType: errUnexpectedType,
 				NewT: func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
-			}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection})
+			}, Hooks{Reject: func(context.Context, string, error) {}, Served: &served{}, Meter: noMeter{}, Selection: sel.selection, ServedChanged: unchanged})
 			lw := cache.ToListerWatcherWithContext(chain.ListerWatcher())
 			if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
 				t.Fatal(err)
