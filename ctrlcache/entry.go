@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -27,13 +28,41 @@ type entry struct {
 	resource        schema.GroupResource
 	mapper          meta.RESTMapper
 	disableDeepCopy bool
+
+	// scope is the kind's scope once the mapper knew it (scopeUnknown
+	// until then), so that a read asks the mapper at most until it does,
+	// as controller-runtime's CacheReader keeps the scope its informer
+	// was made with.
+	scope atomic.Int32
 }
 
+// The values of entry.scope.
+const (
+	scopeUnknown int32 = iota
+	scopeNamespaced
+	scopeCluster
+)
+
 // clusterScoped reports whether the entry's kind is cluster-scoped; a kind
-// not served (yet) is taken as namespaced, its informer being empty.
+// not served (yet) is taken as namespaced, its informer being empty, and
+// asked about again at the next read. Safe for concurrent use.
 func (e *entry) clusterScoped() bool {
+	switch e.scope.Load() {
+	case scopeNamespaced:
+		return false
+	case scopeCluster:
+		return true
+	}
 	scope, err := scopeOf(e.mapper, e.gvk)
-	return err == nil && scope == meta.RESTScopeNameRoot
+	if err != nil {
+		return false
+	}
+	if scope == meta.RESTScopeNameRoot {
+		e.scope.Store(scopeCluster)
+		return true
+	}
+	e.scope.Store(scopeNamespaced)
+	return false
 }
 
 func (e *entry) get(key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
