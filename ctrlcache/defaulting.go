@@ -205,4 +205,3 @@ func appendIfNotNil[T comparable](a []T, b T) []T {
 	}
 	return a
 }
-

@@ -189,5 +189,3 @@ func acquireView(factory *typed.Factory, kind viewKind, gvk schema.GroupVersionK
 func errNotAnObject(obj any) error {
 	return fmt.Errorf("cache contained %T, which is not an Object", obj)
 }
-
-
