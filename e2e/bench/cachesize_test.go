@@ -37,7 +37,10 @@ import (
 // and the time from start to synced (alone-ns/op) and the CPU time the
 // child spent on it (alone-cpu-ns/op: the client's work, which the API
 // server's, in this process on the same cores, does not slow). ns/op is
-// the child's whole run.
+// the child's whole run. peak-B/object is the highest heap the child
+// held during the sync, sampled while it runs (see peakSampler), less the
+// same baseline, divided by the objects: what a cold start needs, garbage
+// not yet collected included, where B/object is what stays.
 //
 // The contenders: client-go's generated typed informer; this library's
 // typed informer, sharing what repeats across objects at decode (the
@@ -45,7 +48,11 @@ import (
 // (generic.WithCompactStore(compactDecodedObjects), its decoded objects
 // full once synced); its unstructured informer
 // (typed.UnstructuredFor) and its metadata-only one (typed.MetadataFor);
-// client-go's dynamicinformer and this library's drop-in for it.
+// client-go's dynamicinformer and this library's drop-in for it; and a
+// manager's caches, controller-runtime's and ctrlcache's
+// (managerCacheContenders). The realistic Pods are measured with WatchList
+// off too (resource=pods/watchlist=off), for the manager's caches only:
+// issue 47's peak heap, with WatchList on and off.
 func BenchmarkCacheSize(b *testing.B) {
 	config := realisticServer(b)
 	for _, set := range []struct {
@@ -60,21 +67,40 @@ func BenchmarkCacheSize(b *testing.B) {
 			seedResource(b, config, set.gvr)
 			clientfeaturestesting.SetFeatureDuringTest(b, clientfeatures.WatchListClient, true)
 			warmUpSelected(b, config, set.gvr, set.selector)
-			for _, c := range cacheSizeContenders {
-				b.Run("contender="+c.name, func(b *testing.B) {
-					measureCacheSize(b, config, set.gvr, set.selector, c.name)
-				})
+			measureCacheSizes(b, config, set.gvr, set.selector, cacheSizeContenders)
+			if set.gvr != podsGVR {
+				return
 			}
+			b.Run("watchlist=off", func(b *testing.B) {
+				clientfeaturestesting.SetFeatureDuringTest(b, clientfeatures.WatchListClient, false)
+				warmUpSelected(b, config, set.gvr, set.selector)
+				measureCacheSizes(b, config, set.gvr, set.selector, managerCacheContenders)
+			})
 		})
 	}
 }
 
-// cacheSizeContenders are BenchmarkCacheSize's informers, in the report's
-// order, each a syncer of the objects a label selector selects.
-var cacheSizeContenders = []struct {
+// measureCacheSizes measures each of contenders (measureCacheSize), a
+// sub-benchmark of b each.
+func measureCacheSizes(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, selector string, contenders []cacheSizeContender) {
+	for _, c := range contenders {
+		b.Run("contender="+c.name, func(b *testing.B) {
+			measureCacheSize(b, config, gvr, selector, c.name)
+		})
+	}
+}
+
+// cacheSizeContender is one of BenchmarkCacheSize's informers: a syncer
+// of the objects a label selector selects.
+type cacheSizeContender struct {
 	name string
 	run  func(selector string) syncer
-}{
+}
+
+// cacheSizeContenders are BenchmarkCacheSize's informers, in the report's
+// order: this library's and client-go's, then a manager's caches
+// (managerCacheContenders).
+var cacheSizeContenders = append([]cacheSizeContender{
 	{"client-go-typed", clientGoSelectedSyncer},
 	{"generic-typed", genericSelectedSyncer(false, typedInformerOf)},
 	{"generic-typed-nosharing", genericSelectedSyncer(true, typedInformerOf)},
@@ -83,7 +109,7 @@ var cacheSizeContenders = []struct {
 	{"generic-metadata", genericSelectedSyncer(false, metadataInformerOf)},
 	{"client-go-dynamic", dynamicSelectedSyncer(false)},
 	{"generic-unstructured-dropin", dynamicSelectedSyncer(true)},
-}
+}, managerCacheContenders...)
 
 // dynamicSelectedSyncer syncs client-go's dynamicinformer of gvr, or with
 // dropIn this library's drop-in for it (package unstructured), both over
@@ -112,9 +138,9 @@ func dynamicSelectedSyncer(dropIn bool) func(selector string) syncer {
 }
 
 // measureCacheSize measures contender in a child process at every op, and
-// reports the mean heap per object and sync time.
+// reports the mean heap per object, peak heap per object and sync time.
 func measureCacheSize(b *testing.B, config *rest.Config, gvr schema.GroupVersionResource, selector, contender string) {
-	var heap uint64
+	var heap, peak uint64
 	var took, cpu time.Duration
 	var runs int
 	for b.Loop() {
@@ -124,11 +150,13 @@ func measureCacheSize(b *testing.B, config *rest.Config, gvr schema.GroupVersion
 			Server:    addressOf(config),
 		})
 		heap += m.heap
+		peak += m.peak
 		took += m.sync
 		cpu += m.cpu
 		runs++
 	}
 	b.ReportMetric(float64(heap)/float64(runs)/float64(objects), "B/object")
+	b.ReportMetric(float64(peak)/float64(runs)/float64(objects), "peak-B/object")
 	b.ReportMetric(float64(took.Nanoseconds())/float64(runs), "alone-ns/op")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(runs), "alone-cpu-ns/op")
 }

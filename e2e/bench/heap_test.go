@@ -101,24 +101,27 @@ func (a serverAddress) config() *rest.Config {
 }
 
 // heapResult is the child's measure: live heap before and after the sync,
-// the time the sync took, in nanoseconds, the CPU time the child spent on
-// it (user and system, all its threads, its garbage collection included),
-// and the allocations made during it (runtime.MemStats' Mallocs and
-// TotalAlloc, their count and bytes).
+// the highest heap sampled during it (peakSampler), the time the sync
+// took, in nanoseconds, the CPU time the child spent on it (user and
+// system, all its threads, its garbage collection included), and the
+// allocations made during it (runtime.MemStats' Mallocs and TotalAlloc,
+// their count and bytes).
 type heapResult struct {
-	Before, After       uint64
+	Before, After, Peak uint64
 	SyncNanos, CPUNanos int64
 	Mallocs, AllocBytes uint64
 }
 
 // childMeasure is what heapInChild measured, in a process that holds
 // nothing else (no API server, etcd, or other contender): the live heap
-// contender's synced cache holds, in bytes, the time it took to sync, and
+// contender's synced cache holds, in bytes, the highest heap the sync
+// held beyond the same baseline (garbage included), the time it took to
+// sync, and
 // the allocations the client made to sync (their count and bytes). The
 // benchmark's own allocs/op and B/op count the embedded API server's too:
 // it runs in the benchmark's process.
 type childMeasure struct {
-	heap          uint64
+	heap, peak    uint64
 	sync, cpu     time.Duration
 	allocs, bytes uint64
 }
@@ -163,6 +166,9 @@ func runHeapChild(b *testing.B, req heapRequest) childMeasure {
 	measure := childMeasure{sync: time.Duration(result.SyncNanos), cpu: time.Duration(result.CPUNanos), allocs: result.Mallocs, bytes: result.AllocBytes}
 	if result.After > result.Before {
 		measure.heap = result.After - result.Before
+	}
+	if result.Peak > result.Before {
+		measure.peak = result.Peak - result.Before
 	}
 	return measure
 }
@@ -254,10 +260,12 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 		var startStats, syncedStats runtime.MemStats
 		runtime.ReadMemStats(&startStats)
 		cpuStarted := processCPU(b)
+		sampler := samplePeak()
 		started := time.Now()
 		synced, stop := run(b, context.Background(), config, request.Resource)
 		waitSynced(b, synced)
 		took := time.Since(started)
+		peak := sampler.Stop()
 		cpu := processCPU(b) - cpuStarted
 		runtime.ReadMemStats(&syncedStats)
 		after := heaptest.Live()
@@ -266,7 +274,7 @@ func BenchmarkSyncHeapChild(b *testing.B) {
 		}
 		runtime.KeepAlive(synced)
 		result, err := json.Marshal(heapResult{
-			Before: before, After: after, SyncNanos: took.Nanoseconds(), CPUNanos: cpu.Nanoseconds(),
+			Before: before, After: after, Peak: peak, SyncNanos: took.Nanoseconds(), CPUNanos: cpu.Nanoseconds(),
 			Mallocs:    syncedStats.Mallocs - startStats.Mallocs,
 			AllocBytes: syncedStats.TotalAlloc - startStats.TotalAlloc,
 		})

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/ctrlcache"
 	"github.com/generic-informers/generic/e2e/apiserver"
 	"github.com/generic-informers/generic/e2e/internal/cluster"
 	"github.com/generic-informers/generic/typed"
@@ -54,7 +55,11 @@ import (
 //     dynamic client: objects as it decodes them, laid out at ingest), read
 //     by its Lister, as code moved from dynamicinformer reads it;
 //   - controllerRuntime and controllerRuntimeNoDeepCopy: controller-runtime
-//     caches, deep-copying (its default) and not (UnsafeDisableDeepCopy).
+//     caches, deep-copying (its default) and not (UnsafeDisableDeepCopy);
+//     controllerRuntimeControl another deep-copying one, for the control of
+//     BenchmarkReadInterleaved's reads through client.Reader;
+//   - ctrlcache: ctrlcache.New's cache (this library's informers under
+//     controller-runtime's cache.Cache), deep-copying (the default).
 //
 // Each has the namespace index and a node index.
 //
@@ -71,6 +76,7 @@ type readCaches struct {
 	typed, typedControl, unstructured, dynamic     toolscache.Indexer
 	dropIn, typedShared                            toolscache.Indexer
 	controllerRuntime, controllerRuntimeNoDeepCopy client.Reader
+	controllerRuntimeControl, ctrlcache            client.Reader
 }
 
 var (
@@ -202,28 +208,46 @@ func startReadCaches(ctx context.Context, config *rest.Config) (caches *readCach
 		typed: typedInformer.GetIndexer(), typedControl: controlInformer.GetIndexer(), unstructured: unstructuredInformer.Informer().GetIndexer(),
 		dynamic: dynamicInformer.GetIndexer(), dropIn: dropInInformer.GetIndexer(), typedShared: sharedInformer.Informer().GetIndexer(),
 	}
-	for _, noDeepCopy := range []bool{false, true} {
-		reader, wait, err := startControllerRuntimeCache(ctx, config, noDeepCopy)
-		waits = append(waits, wait)
+	for _, cache := range []struct {
+		reader     *client.Reader
+		newCache   crcache.NewCacheFunc
+		noDeepCopy bool
+		// keepRunning: the cache runs for the rest of the process, its
+		// informer retrying against the stopped server (with client-go's
+		// backoff, up to 30 s apart). ctrlcache reads through the
+		// Registry's Handles, which refuse reads once their informer
+		// has stopped; controller-runtime's stopped cache reads on.
+		keepRunning bool
+	}{
+		{&caches.controllerRuntime, crcache.New, false, false},
+		{&caches.controllerRuntimeNoDeepCopy, crcache.New, true, false},
+		{&caches.controllerRuntimeControl, crcache.New, false, false},
+		{&caches.ctrlcache, ctrlcache.New, false, true},
+	} {
+		runCtx := ctx
+		if cache.keepRunning {
+			runCtx = context.WithoutCancel(ctx)
+		}
+		reader, wait, err := startControllerRuntimeCache(ctx, runCtx, config, cache.newCache, cache.noDeepCopy)
+		if !cache.keepRunning {
+			waits = append(waits, wait)
+		}
 		if err != nil {
 			return nil, stopped, err
 		}
-		if noDeepCopy {
-			caches.controllerRuntimeNoDeepCopy = reader
-		} else {
-			caches.controllerRuntime = reader
-		}
+		*cache.reader = reader
 	}
 	return caches, stopped, nil
 }
 
-// startControllerRuntimeCache starts a controller-runtime cache of the
-// benchmark Pods, with the node index, and waits until it has synced. wait
-// waits until, ctx ended, it has stopped.
-func startControllerRuntimeCache(ctx context.Context, config *rest.Config, noDeepCopy bool) (reader client.Reader, wait func(), err error) {
+// startControllerRuntimeCache starts a cache newCache makes (a
+// controller-runtime cache.NewCacheFunc) of the benchmark Pods, with the
+// node index, to run until run ends, and waits until it has synced, or ctx
+// ends. wait waits until, run ended, it has stopped.
+func startControllerRuntimeCache(ctx, run context.Context, config *rest.Config, newCache crcache.NewCacheFunc, noDeepCopy bool) (reader client.Reader, wait func(), err error) {
 	done := make(chan struct{})
 	wait = func() { <-done }
-	c, err := crcache.New(config, crcache.Options{
+	c, err := newCache(config, crcache.Options{
 		Scheme:                       clientgoscheme.Scheme,
 		DefaultUnsafeDisableDeepCopy: ptr.To(noDeepCopy),
 	})
@@ -237,7 +261,7 @@ func startControllerRuntimeCache(ctx context.Context, config *rest.Config, noDee
 	}
 	go func() {
 		defer close(done)
-		_ = c.Start(ctx)
+		_ = c.Start(run)
 	}()
 	if _, err := c.GetInformer(ctx, &corev1.Pod{}); err != nil {
 		return nil, wait, err
@@ -255,7 +279,10 @@ func (c *readCaches) check() error {
 			return fmt.Errorf("%s cache holds %d Pods, want %d", name, n, objects)
 		}
 	}
-	for name, reader := range map[string]client.Reader{"controller-runtime": c.controllerRuntime, "controller-runtime-nodeepcopy": c.controllerRuntimeNoDeepCopy} {
+	for name, reader := range map[string]client.Reader{
+		"controller-runtime": c.controllerRuntime, "controller-runtime-nodeepcopy": c.controllerRuntimeNoDeepCopy,
+		"controller-runtime-control": c.controllerRuntimeControl, "ctrlcache": c.ctrlcache,
+	} {
 		var pods corev1.PodList
 		if err := reader.List(context.Background(), &pods); err != nil {
 			return fmt.Errorf("%s: %w", name, err)

@@ -25,6 +25,8 @@ type reader struct {
 	get           func(namespace, name string) int
 	namespaceList func(namespace string, selector labels.Selector) int
 	byIndex       func(node string) int // nil: no such read
+	// list reads every namespace; set for controllerRuntimeReader's only.
+	list func(selector labels.Selector) int
 }
 
 func nodeIndex(obj any) ([]string, error) {
@@ -58,6 +60,7 @@ func newReaders(b *testing.B) []reader {
 		dropInReader(dropInLister(caches.dropIn)),
 		controllerRuntimeReader("controller-runtime", caches.controllerRuntime),
 		controllerRuntimeReader("controller-runtime-nodeepcopy", caches.controllerRuntimeNoDeepCopy),
+		controllerRuntimeReader("ctrlcache", caches.ctrlcache),
 	}
 }
 
@@ -191,6 +194,10 @@ func controllerRuntimeReader(name string, r client.Reader) reader {
 		byIndex: func(node string) int {
 			var pods corev1.PodList
 			return count(pods.Items, r.List(context.Background(), &pods, client.MatchingFields{"node": node}))
+		},
+		list: func(s labels.Selector) int {
+			var pods corev1.PodList
+			return count(pods.Items, r.List(context.Background(), &pods, client.MatchingLabelsSelector{Selector: s}))
 		},
 	}
 }

@@ -90,7 +90,7 @@ func benches(results []result) []string {
 var contenderOrder = []string{
 	"generic", "generic-typed", "generic-typed-stripped", "generic-unstructured", "generic-unstructured-stripped", "generic-unstructured-dropin",
 	"client-go", "client-go-typed", "client-go-inplace", "client-go-dynamiclister", "client-go-dynamic",
-	"controller-runtime", "controller-runtime-nodeepcopy", "convert-at-ingest", "convert-per-read",
+	"controller-runtime", "controller-runtime-nodeepcopy", "ctrlcache", "ctrlcache-compact", "convert-at-ingest", "convert-per-read",
 }
 
 // contenders returns the contenders of results, in contenderOrder, then

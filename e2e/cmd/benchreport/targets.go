@@ -159,6 +159,8 @@ func (r *report) targetList() []target {
 	ts = append(ts, r.sharedReadTargets()...)
 	ts = append(ts, r.cacheSizeTargets()...)
 	ts = append(ts, r.compactStoreTargets()...)
+	ts = append(ts, r.managerCacheTargets()...)
+	ts = append(ts, r.managerReadTargets()...)
 	return append(ts, r.growthTargets()...)
 }
 

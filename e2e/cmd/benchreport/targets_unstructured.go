@@ -153,7 +153,7 @@ func (r measuredRatio) format(v float64) string {
 	switch r.unit {
 	case "ns/op", "alone-ns/op":
 		return duration(v)
-	case "B/object":
+	case "B/object", "peak-B/object":
 		return size(v)
 	}
 	return fmt.Sprintf("%.0f", v)
