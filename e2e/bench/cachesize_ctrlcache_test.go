@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
+	"github.com/generic-informers/generic"
 	"github.com/generic-informers/generic/ctrlcache"
 )
 
@@ -20,12 +21,20 @@ import (
 // cluster.New, which manager.New calls: its HTTP client, its dynamic
 // RESTMapper, the cache.NewCacheFunc of manager.Options.NewCache), with
 // only DefaultLabelSelector set, so that it caches the fixture's objects;
-// deep copy on (the default) in both: controller-runtime's default
-// cache.New, and ctrlcache.New, this library's informers under
-// controller-runtime's cache.Cache.
+// deep copy on (the default) in all: controller-runtime's default
+// cache.New; ctrlcache.New, this library's informers under
+// controller-runtime's cache.Cache; and ctrlcache with the compact store
+// for the fixture's kinds (ctrlcache.Options.ByObject), its decoded
+// objects full once synced, as generic-typed-compact's.
 var managerCacheContenders = []cacheSizeContender{
 	{"controller-runtime", managerCacheSyncer(crcache.New)},
 	{"ctrlcache", managerCacheSyncer(ctrlcache.New)},
+	{"ctrlcache-compact", managerCacheSyncer(ctrlcache.BuilderWithOptions(ctrlcache.Options{
+		ByObject: map[client.Object][]generic.InformerOption{
+			&corev1.Pod{}:       {generic.WithCompactStore(compactDecodedObjects)},
+			&corev1.ConfigMap{}: {generic.WithCompactStore(compactDecodedObjects)},
+		},
+	}))},
 }
 
 // managerCacheSyncer syncs the informer of gvr's kind of a manager's cache
