@@ -223,7 +223,7 @@ func newInformer[T Object](lw cache.ListerWatcher, gvr schema.GroupVersionResour
 	i.chain = listwatch.New(lw, listwatch.Config[T]{
 		GVR:             gvr,
 		Convert:         convert,
-		NewT:            newT,
+		NewT:            bookmarkFunc(newT, o.exampleType),
 		Transform:       i.ingestTransform(o.stripManaged, o.share),
 		Store:           store,
 		EncodedSize:     i.encodedSize(),

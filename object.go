@@ -40,6 +40,34 @@ func newObjectFunc[T runtime.Object]() (func() T, error) {
 	}, nil
 }
 
+// bookmarkFunc returns the function the list/watch chain makes its own
+// bookmarks of T with (a reshard step's, a bookmark of another type the
+// source sent): newT; or for T an interface type (typed.Object, the T of
+// informers of a kind chosen at run time), one that makes an empty object
+// of exampleType (WithExampleObject's, which typed.InformerForKind gives),
+// or without one, an empty *metav1.PartialObjectMetadata if that is a T.
+// Any T does for a bookmark there: the informer of an interface T checks no
+// type, and a bookmark carries only a resourceVersion and annotations.
+// Without it, such an informer relisted at every reshard step.
+func bookmarkFunc[T runtime.Object](newT func() T, exampleType reflect.Type) func() T {
+	if newT != nil {
+		return newT
+	}
+	if exampleType != nil {
+		if fromExample, err := exampleConstructor[T](exampleType); err == nil {
+			return fromExample
+		}
+	}
+	if _, ok := any(&metav1.PartialObjectMetadata{}).(T); !ok {
+		return nil
+	}
+	return func() T {
+		// Checked above: a *metav1.PartialObjectMetadata is a T.
+		t, _ := any(&metav1.PartialObjectMetadata{}).(T)
+		return t
+	}
+}
+
 // isNilPointer reports whether v holds a nil pointer (a typed nil in an
 // interface), which v == nil does not catch.
 func isNilPointer(v any) bool {

@@ -8,10 +8,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/generic-informers/generic"
@@ -63,7 +67,7 @@ func newCache(config *rest.Config, opts crcache.Options, options Options) (crcac
 	if err != nil {
 		return nil, err
 	}
-	return &registryCache{Cache: tree, factory: s.factory, custom: s.custom}, nil
+	return &registryCache{Cache: tree, factory: s.factory, custom: s.custom, scheme: opts.Scheme}, nil
 }
 
 // newCacheFunc makes the cache of one Config and namespace.
@@ -154,6 +158,7 @@ type registryCache struct {
 	crcache.Cache
 	factory *typed.Factory
 	custom  *customInformers // nil unless NewInformer
+	scheme  *runtime.Scheme
 
 	mu      sync.Mutex
 	started bool
@@ -194,4 +199,34 @@ func RegistryOf(c crcache.Cache) (*generic.Registry, bool) {
 		return nil, false
 	}
 	return rc.factory.Registry, true
+}
+
+// listOf returns an empty list of obj's kind in obj's view, for List: an
+// *unstructured.UnstructuredList, a *metav1.PartialObjectMetadataList, or
+// the scheme's list type of obj's kind.
+func (c *registryCache) listOf(obj client.Object) (client.ObjectList, error) {
+	gvk, err := apiutil.GVKForObject(obj, c.scheme)
+	if err != nil {
+		return nil, err
+	}
+	gvk.Kind += "List"
+	switch obj.(type) {
+	case runtime.Unstructured:
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk)
+		return list, nil
+	case *metav1.PartialObjectMetadata:
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk)
+		return list, nil
+	}
+	made, err := c.scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := made.(client.ObjectList)
+	if !ok {
+		return nil, fmt.Errorf("the scheme's %s is a %T, not a client.ObjectList", gvk, made)
+	}
+	return list, nil
 }

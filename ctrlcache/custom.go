@@ -197,6 +197,9 @@ func (h customHandle) Informer() toolscache.SharedIndexInformer { return h.v.inf
 
 func (h customHandle) HasSynced() bool { return h.v.informer.HasSynced() }
 
+// Ownership is every object's: NewInformer is refused beside a membership.
+func (h customHandle) Ownership() generic.Ownership { return generic.Ownership{} }
+
 func (h customHandle) Status() generic.Status {
 	if h.v.informer.IsStopped() {
 		return generic.Status{State: generic.Stopped}

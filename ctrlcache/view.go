@@ -65,6 +65,7 @@ type handleMethods interface {
 	Informer() toolscache.SharedIndexInformer
 	HasSynced() bool
 	Status() generic.Status
+	Ownership() generic.Ownership
 	Release() bool
 	Done() <-chan struct{}
 }

@@ -6,6 +6,7 @@ require (
 	github.com/generic-informers/generic v0.0.0-00010101000000-000000000000
 	github.com/generic-informers/generic/ctrlcache v0.0.0-00010101000000-000000000000
 	github.com/generic-informers/generic/prometheus v0.0.0-00010101000000-000000000000
+	github.com/go-logr/logr v1.4.4
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
@@ -60,8 +61,8 @@ require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.4 // indirect
 	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
-	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v1.0.2 // indirect
 	github.com/go-openapi/jsonreference v1.0.2 // indirect
 	github.com/go-openapi/swag/conv v0.29.2 // indirect

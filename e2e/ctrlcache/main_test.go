@@ -6,6 +6,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-logr/logr"
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/generic-informers/generic/e2e/apiserver"
 )
 
@@ -18,6 +21,9 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// The managers' and controllers' logs (controller-runtime warns, with a
+	// stack, when no logger was ever set).
+	crlog.SetLogger(logr.Discard())
 	s, err := apiserver.Start(context.Background(), apiserver.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
