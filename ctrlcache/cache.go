@@ -67,7 +67,7 @@ func newCache(config *rest.Config, opts crcache.Options, options Options) (crcac
 	if err != nil {
 		return nil, err
 	}
-	return &registryCache{Cache: tree, factory: s.factory, custom: s.custom, scheme: opts.Scheme}, nil
+	return &registryCache{Cache: tree, factory: s.factory, custom: s.custom, scheme: opts.Scheme, progress: s.progress}, nil
 }
 
 // newCacheFunc makes the cache of one Config and namespace.
@@ -148,6 +148,7 @@ func newShared(config *rest.Config, opts crcache.Options, options Options) (*sha
 		byObject:                    byObject,
 		errorHandler:                watchErrorHandler(opts.DefaultWatchErrorHandler),
 		noBookmarks:                 disableBookmarks,
+		progress:                    newProgress(),
 		resync:                      map[resyncKey]time.Duration{},
 	}, nil
 }
@@ -156,9 +157,10 @@ func newShared(config *rest.Config, opts crcache.Options, options Options) (*sha
 // informers the one Registry runs.
 type registryCache struct {
 	crcache.Cache
-	factory *typed.Factory
-	custom  *customInformers // nil unless NewInformer
-	scheme  *runtime.Scheme
+	factory  *typed.Factory
+	custom   *customInformers // nil unless NewInformer
+	scheme   *runtime.Scheme
+	progress *progress
 
 	mu      sync.Mutex
 	started bool
@@ -166,8 +168,10 @@ type registryCache struct {
 
 // Start runs the Registry's informers, those made already and those made
 // later, until ctx ends, and then waits for them to stop (Shutdown), as
-// controller-runtime's Start blocks until its informers have stopped. It
-// is an error to start a cache twice.
+// controller-runtime's Start blocks until its informers have stopped.
+// While it runs, controller-runtime's consistency handlers are told of
+// their informers' progress (progress.go). It is an error to start a
+// cache twice.
 func (c *registryCache) Start(ctx context.Context) error {
 	c.mu.Lock()
 	if c.started {
@@ -180,7 +184,15 @@ func (c *registryCache) Start(ctx context.Context) error {
 	if c.custom != nil {
 		c.custom.start(ctx)
 	}
+	feeding, stopFeeding := context.WithCancel(ctx)
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		c.progress.run(feeding)
+	}()
 	err := c.Cache.Start(ctx)
+	stopFeeding()
+	<-fed
 	c.factory.Shutdown()
 	return err
 }

@@ -20,29 +20,73 @@ import (
 // restart reads the fresh informer.
 type informer struct {
 	v view
+	// progress feeds controller-runtime's consistency handler, if one is
+	// added, the store's resourceVersion (progress.go).
+	progress *progress
 }
 
 var _ crcache.Informer = informer{}
 
 // AddEventHandler adds handler with the informer's resync period.
 func (i informer) AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
-	return i.v.addEventHandler(handler, toolscache.HandlerOptions{})
+	return i.addEventHandler(handler, toolscache.HandlerOptions{})
 }
 
 // AddEventHandlerWithResyncPeriod adds handler, resynced every resyncPeriod
 // (as client-go: not more often than the informer's own resync check).
 func (i informer) AddEventHandlerWithResyncPeriod(handler toolscache.ResourceEventHandler, resyncPeriod time.Duration) (toolscache.ResourceEventHandlerRegistration, error) {
-	return i.v.addEventHandler(handler, toolscache.HandlerOptions{ResyncPeriod: &resyncPeriod})
+	return i.addEventHandler(handler, toolscache.HandlerOptions{ResyncPeriod: &resyncPeriod})
 }
 
 // AddEventHandlerWithOptions adds handler with client-go's HandlerOptions.
 func (i informer) AddEventHandlerWithOptions(handler toolscache.ResourceEventHandler, options toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
-	return i.v.addEventHandler(handler, options)
+	return i.addEventHandler(handler, options)
+}
+
+// addEventHandler adds handler; controller-runtime's consistency handler
+// is also told of the store's resourceVersion as it moves (progress.go).
+func (i informer) addEventHandler(handler toolscache.ResourceEventHandler, options toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
+	registration, err := i.v.addEventHandler(handler, options)
+	if err != nil || i.progress == nil || !isConsistencyHandler(handler) {
+		return registration, err
+	}
+	return i.progress.add(&progressRegistration{
+		ResourceEventHandlerRegistration: registration,
+		progress:                         i.progress,
+		handler:                          handler,
+		applied:                          func() string { return oldestApplied([]func() string{i.applied}) },
+		gone:                             i.gone,
+	}), nil
 }
 
 // RemoveEventHandler removes a handler added to this informer.
 func (i informer) RemoveEventHandler(registration toolscache.ResourceEventHandlerRegistration) error {
-	return i.v.handle().Informer().RemoveEventHandler(registration)
+	return i.v.handle().Informer().RemoveEventHandler(unfed(registration))
+}
+
+// applied is the resourceVersion the informer's store has applied: that
+// of the last add, update, delete, relist or bookmark; "" if none yet, or
+// if the informer has no store (a custom NewInformer's may not).
+func (i informer) applied() string {
+	shared := i.v.handle().Informer()
+	if shared == nil {
+		return ""
+	}
+	store := shared.GetIndexer()
+	if store == nil {
+		return ""
+	}
+	return store.LastStoreSyncResourceVersion()
+}
+
+// gone reports whether the informer is released for good.
+func (i informer) gone() bool {
+	select {
+	case <-i.v.handle().Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // AddIndexers adds index functions, as generic.Informer.AddIndexers does:

@@ -171,7 +171,7 @@ func (ic *informerCache) GetInformer(ctx context.Context, obj client.Object, opt
 	if err != nil {
 		return nil, err
 	}
-	return informer{e.view}, nil
+	return informer{v: e.view, progress: ic.shared.progress}, nil
 }
 
 // GetInformerForKind is GetInformer for the typed object of gvk.
@@ -184,7 +184,7 @@ func (ic *informerCache) GetInformerForKind(ctx context.Context, gvk schema.Grou
 	if err != nil {
 		return nil, err
 	}
-	return informer{e.view}, nil
+	return informer{v: e.view, progress: ic.shared.progress}, nil
 }
 
 // RemoveInformer releases the cache's hold on the informer of obj's kind

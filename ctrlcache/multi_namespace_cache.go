@@ -18,8 +18,9 @@ limitations under the License.
 // is unexported: the same composition of per-namespace and per-type caches, so
 // that ctrlcache answers as controller-runtime's cache does. Changed: the
 // package name, controller-runtime's cache types named by their package,
-// and the scope of a kind not served yet (WaitForUnservedKinds: scopeOf,
-// kinds_later.go).
+// the scope of a kind not served yet (WaitForUnservedKinds: scopeOf,
+// kinds_later.go), and controller-runtime's consistency handler added
+// through feedAcross (progress.go).
 
 package ctrlcache
 
@@ -438,6 +439,9 @@ var _ crcache.Informer = &multiNamespaceInformer{}
 
 // AddEventHandler adds the handler to each informer.
 func (i *multiNamespaceInformer) AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
+	if isConsistencyHandler(handler) {
+		return feedAcross(i.namespaceToInformer, handler, toolscache.HandlerOptions{}, newMultiNamespaceInformerHandlerRegistration)
+	}
 	handles := make(map[string]toolscache.ResourceEventHandlerRegistration, len(i.namespaceToInformer))
 
 	for ns, informer := range i.namespaceToInformer {
@@ -453,6 +457,9 @@ func (i *multiNamespaceInformer) AddEventHandler(handler toolscache.ResourceEven
 
 // AddEventHandlerWithResyncPeriod adds the handler with a resync period to each namespaced informer.
 func (i *multiNamespaceInformer) AddEventHandlerWithResyncPeriod(handler toolscache.ResourceEventHandler, resyncPeriod time.Duration) (toolscache.ResourceEventHandlerRegistration, error) {
+	if isConsistencyHandler(handler) {
+		return feedAcross(i.namespaceToInformer, handler, toolscache.HandlerOptions{ResyncPeriod: &resyncPeriod}, newMultiNamespaceInformerHandlerRegistration)
+	}
 	handles := make(map[string]toolscache.ResourceEventHandlerRegistration, len(i.namespaceToInformer))
 
 	for ns, informer := range i.namespaceToInformer {
@@ -468,6 +475,9 @@ func (i *multiNamespaceInformer) AddEventHandlerWithResyncPeriod(handler toolsca
 
 // AddEventHandlerWithOptions adds the handler with options to each namespaced informer.
 func (i *multiNamespaceInformer) AddEventHandlerWithOptions(handler toolscache.ResourceEventHandler, options toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
+	if isConsistencyHandler(handler) {
+		return feedAcross(i.namespaceToInformer, handler, options, newMultiNamespaceInformerHandlerRegistration)
+	}
 	handles := make(map[string]toolscache.ResourceEventHandlerRegistration, len(i.namespaceToInformer))
 
 	for ns, informer := range i.namespaceToInformer {
@@ -483,7 +493,7 @@ func (i *multiNamespaceInformer) AddEventHandlerWithOptions(handler toolscache.R
 
 // RemoveEventHandler removes a previously added event handler given by its registration handle.
 func (i *multiNamespaceInformer) RemoveEventHandler(h toolscache.ResourceEventHandlerRegistration) error {
-	handles, ok := h.(*multiNamespaceInformerHandlerRegistration)
+	handles, ok := unfed(h).(*multiNamespaceInformerHandlerRegistration)
 	if !ok {
 		return fmt.Errorf("registration is not a registration returned by multiNamespaceInformer")
 	}

@@ -40,6 +40,10 @@ type shared struct {
 	// custom makes the informers when cache.Options.NewInformer is set;
 	// nil otherwise.
 	custom *customInformers
+	// progress feeds controller-runtime's consistency handlers the
+	// resourceVersion their informers' stores have applied, while the
+	// cache runs (progress.go).
+	progress *progress
 
 	mu sync.Mutex
 	// resync holds the jittered resync period given to each informer
