@@ -570,6 +570,63 @@ func TestWaitForWriteOutsideSelection(t *testing.T) {
 	})
 }
 
+// TestWaitForResourceVersionOutsideShardInterfaceT is the gate-off case of
+// TestWaitForWriteOutsideSelection for an informer whose T is an interface
+// (typed.InformerForKind's typed.Object, and so ctrlcache's typed
+// informers) given WithExampleObject: an event outside the shard moves
+// its cache's resource version, handed on as a bookmark of the example's
+// type (bookmarkFunc). Before the chain had a NewT for an interface T, it
+// made no bookmark and dropped the event: WaitForResourceVersion of the
+// write waited for the server's next bookmark, a minute later on
+// kube-apiserver (and ctrlcache's consistent reads with it); this fake
+// server sends none, so it waited for ever. TestReshardOfAnInterfaceType
+// holds the reshard side of the same fix.
+func TestWaitForResourceVersionOutsideShardInterfaceT(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []generic.InformerOption
+	}{
+		{name: "objects", opts: []generic.InformerOption{generic.WithShard(0, 2), generic.WithExampleObject(&corev1.ConfigMap{})}},
+		{name: "a compact store", opts: []generic.InformerOption{generic.WithShard(0, 2), generic.WithExampleObject(&corev1.ConfigMap{}), generic.WithCompactStore(10)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			server := newShardServer(false, false)
+			factory := newFactory[interfaceObject](server.Source, nil)
+			defer factory.Shutdown()
+			informer := acquire(factory, configMapsGVR, tc.opts...)
+			ctx, cancel := testContext(t)
+			defer cancel()
+			factory.Start(ctx)
+			if err := factory.WaitForCacheSync(ctx).AsError(); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				written := inShard(t, server, fmt.Sprint("other-", i), false)
+				server.apply(watch.Added, written)
+				if err := informer.WaitForResourceVersion(ctx, written.ResourceVersion); err != nil {
+					t.Fatalf("write %d outside the shard: WaitForResourceVersion: %v", i, err)
+				}
+				if _, err := informer.Lister().Namespace(written.Namespace).Get(written.Name); !apierrors.IsNotFound(err) {
+					t.Errorf("write %d outside the shard: Get = %v, want NotFound", i, err)
+				}
+			}
+			own := inShard(t, server, "own", true)
+			server.apply(watch.Added, own)
+			if err := informer.WaitForWrite(ctx, own); err != nil {
+				t.Fatalf("a write inside the shard: %v", err)
+			}
+			got, err := informer.Lister().Namespace(own.Namespace).Get(own.Name)
+			if err != nil {
+				t.Fatalf("a write inside the shard: Get: %v", err)
+			}
+			if diff := cmp.Diff(own.ResourceVersion, got.GetResourceVersion()); diff != "" {
+				t.Errorf("a write inside the shard: Get's resourceVersion (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // inShard returns a new ConfigMap named name whose UID places it in shard
 // 0 of 2 (in), or in shard 1.
 func inShard(t *testing.T, s *shardServer, name string, in bool) *corev1.ConfigMap {
