@@ -97,6 +97,8 @@ if [[ $mode == ctrlcache ]]; then
 		-require=github.com/generic-informers/generic/ctrlcache@v0.0.0
 		"-replace=github.com/generic-informers/generic/ctrlcache=$repo/ctrlcache"
 		"-replace=github.com/generic-informers/generic=$repo"
+		# Every module of this repository ctrlcache requires (its go.mod's replaces).
+		"-replace=github.com/generic-informers/generic/prometheus=$repo/prometheus"
 	)
 fi
 (cd "$cr" && go mod edit "${edits[@]}")
