@@ -163,7 +163,8 @@ type matcher struct {
 	// runtime pointer, which reflect.DeepEqual also takes for a map's
 	// identity (maps cannot be compared with ==). An unsafe.Pointer, not
 	// a uintptr, so that it keeps the map alive: no other map can take
-	// its address while the matcher lives (one List call).
+	// its address while the matcher serves one List call (release drops
+	// it before the matcher is kept for reuse).
 	lastValid unsafe.Pointer
 }
 
