@@ -1,15 +1,19 @@
 package unstructured_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiunstructured "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic/dynamiclister"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/generic-informers/generic"
+	"github.com/generic-informers/generic/internal/fixtures"
 	"github.com/generic-informers/generic/unstructured"
 )
 
@@ -118,4 +122,81 @@ func TestNewByIndex(t *testing.T) {
 	if diff := cmp.Diff(1, len(objs)); diff != "" {
 		t.Errorf("the shim's team-b objects (-want +got):\n%s", diff)
 	}
+}
+
+// TestListOverAHandFilledIndexer fills a cache.Indexer by hand, as
+// client-go's tests do, with objects whose labels take every shape
+// (testdata/labels-shapes.yaml, in 20 namespaces: more objects than the
+// Lister matches at a time), and lists them with label selectors through
+// New and through client-go's dynamiclister.New over the same indexer:
+// both return the same objects (the indexer's, not copies), across
+// namespaces and in one.
+func TestListOverAHandFilledIndexer(t *testing.T) {
+	shapes, err := fixtures.Load("../testdata/labels-shapes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for n := range 20 {
+		for _, shape := range shapes {
+			u := shape.DeepCopy()
+			u.SetNamespace("team-" + strconv.Itoa(n))
+			if err := indexer.Add(u); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ours, clientGo := unstructured.New(indexer, configMapsGVR), dynamiclister.New(indexer, configMapsGVR)
+	tests := []struct {
+		name     string
+		selector string
+	}{
+		{name: "equals", selector: "app=web"},
+		{name: "equals the empty value", selector: "app="},
+		{name: "not equals", selector: "app!=web"},
+		{name: "in", selector: "app in (web,db)"},
+		{name: "not in", selector: "app notin (web)"},
+		{name: "exists", selector: "app"},
+		{name: "does not exist", selector: "!app"},
+		{name: "two keys", selector: "tier=frontend,app=web"},
+		{name: "two keys, the first absent", selector: "app,tier=backend"},
+		{name: "greater than", selector: "app>2"},
+		{name: "everything", selector: ""},
+	}
+	same := cmp.Comparer(func(a, b *apiunstructured.Unstructured) bool { return a == b })
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			selector, err := labels.Parse(tc.selector)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, namespace := range []string{metav1.NamespaceAll, "team-7"} {
+				want, wantErr := clientGoList(clientGo, namespace, selector)
+				got, err := listIn(ours, namespace, selector)
+				if diff := cmp.Diff(wantErr, err, cmpopts.EquateErrors()); diff != "" {
+					t.Errorf("namespace %q: error (-client-go +drop-in):\n%s", namespace, diff)
+				}
+				if diff := cmp.Diff(generic.SortByNamespaceName(want), generic.SortByNamespaceName(got), same); diff != "" {
+					t.Errorf("namespace %q: objects (-client-go +drop-in):\n%s", namespace, diff)
+				}
+			}
+		})
+	}
+}
+
+// listIn lists with selector through l, in namespace (metav1.NamespaceAll:
+// List).
+func listIn(l unstructured.Lister, namespace string, selector labels.Selector) ([]*apiunstructured.Unstructured, error) {
+	if namespace == metav1.NamespaceAll {
+		return l.List(selector)
+	}
+	return l.Namespace(namespace).List(selector)
+}
+
+// clientGoList is listIn through client-go's dynamiclister.
+func clientGoList(l dynamiclister.Lister, namespace string, selector labels.Selector) ([]*apiunstructured.Unstructured, error) {
+	if namespace == metav1.NamespaceAll {
+		return l.List(selector)
+	}
+	return l.Namespace(namespace).List(selector)
 }

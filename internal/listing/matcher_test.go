@@ -36,11 +36,14 @@ func TestMatcherRemembersOnlyTheMapItValidated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := matcher{selector: selector}
+			m := newMatcher(selector)
+			defer m.release()
 			var got, clientGo []bool
 			for _, l := range tt.maps {
 				u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"labels": l}}}
-				matches, err := m.matches(u, l)
+				var ahead [1]aheadValue
+				m.readAhead([]unstructuredLabels{l}, ahead[:])
+				matches, err := m.matches(u, l, ahead[0])
 				if err != nil {
 					t.Fatal(err)
 				}

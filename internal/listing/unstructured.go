@@ -9,6 +9,7 @@ package listing
 
 import (
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -72,7 +73,8 @@ func appendMatching(items []any, selector labels.Selector, selectAll bool, appen
 		}
 		return nil
 	}
-	m := matcher{selector: selector}
+	m := newMatcher(selector)
+	defer m.release()
 	// The labels of an unstructured object are three map lookups away
 	// (content, metadata, labels), each a few cache misses on a cache
 	// larger than the CPU's, where a typed object's are one. Reading them
@@ -85,8 +87,17 @@ func appendMatching(items []any, selector labels.Selector, selectAll bool, appen
 	// Before each level's lookups, a pass reads the maps' headers
 	// (readHeaders): List then took 0.85x typed's time from a cold cache
 	// where it took 1.0x without, Namespace(ns).List 0.85x where 0.95x.
-	// (A pass that also read each object's first selected label ahead of
-	// the match gained nothing cold and cost 8% warm: it is gone.)
+	// A last pass reads the value of the selector's first key in each
+	// labels map, and the string it is (readAhead); the match reads that
+	// value from what the pass read. Over objects whose labels maps are
+	// shared (the drop-in's ingest) it costs nothing measurable; over a
+	// cache.Indexer filled by hand with decoded objects, each with a labels
+	// map of its own, it took List from 2.01x typed's time to 1.71x cold,
+	// 2.83x to 2.37x warm, and Namespace(ns).List from 1.66x to 1.48x cold
+	// (BenchmarkListSelectorDropIn, 10,000 realistic Pods, medians of 6
+	// runs before and 6 after). Read from the map a second time by the
+	// match, the value cost the warm Namespace(ns).List 5 to 12%, which
+	// the pass, finding nothing to overlap there, cannot win back.
 	//
 	// found[i] is the i-th object's map of the level the passes have
 	// reached (content, metadata, then metadata.labels), read in place
@@ -96,6 +107,7 @@ func appendMatching(items []any, selector labels.Selector, selectAll bool, appen
 	// (an array of flags beside it made the warm Namespace(ns).List 2 to
 	// 10% slower).
 	var buffer [matchBatch]unstructuredLabels
+	var ahead [matchBatch]aheadValue
 	for start := 0; start < len(items); start += matchBatch {
 		batch := items[start:min(start+matchBatch, len(items))]
 		found := buffer[:len(batch)]
@@ -112,8 +124,9 @@ func appendMatching(items []any, selector labels.Selector, selectAll bool, appen
 			}
 		}
 		m.readHeaders(found)
+		m.readAhead(found, ahead[:len(found)])
 		for i, item := range batch {
-			matches, err := m.matches(item, found[i])
+			matches, err := m.matches(item, found[i], ahead[i])
 			if err != nil {
 				return err
 			}
@@ -130,9 +143,16 @@ func appendMatching(items []any, selector labels.Selector, selectAll bool, appen
 const matchBatch = 64
 
 // matcher matches a selector against objects' labels, those of an
-// *unstructured.Unstructured in place, allocating nothing.
+// *unstructured.Unstructured in place, allocating nothing (matchers are
+// kept for reuse: newMatcher).
 type matcher struct {
 	selector labels.Selector
+	// hasKey is whether the selector has requirements: view.key is then
+	// the key of the first, whose value readAhead reads.
+	hasKey bool
+	// view is the labels the selector matches (see matches), in the
+	// matcher so that passing it to the selector allocates nothing.
+	view aheadLabels
 	// matchesNone is whether selector matches an object without labels,
 	// once known (noneKnown).
 	matchesNone, noneKnown bool
@@ -143,8 +163,31 @@ type matcher struct {
 	// runtime pointer, which reflect.DeepEqual also takes for a map's
 	// identity (maps cannot be compared with ==). An unsafe.Pointer, not
 	// a uintptr, so that it keeps the map alive: no other map can take
-	// its address while the matcher lives (one List call).
+	// its address while the matcher serves one List call (release drops
+	// it before the matcher is kept for reuse).
 	lastValid unsafe.Pointer
+}
+
+// matchers keeps matchers for reuse: a matcher escapes to the heap (the
+// selector is given a pointer to its view), and a List allocates as many
+// times as client-go's typed List does.
+var matchers = sync.Pool{New: func() any { return new(matcher) }}
+
+// newMatcher returns a matcher of selector; release it when done.
+func newMatcher(selector labels.Selector) *matcher {
+	m := matchers.Get().(*matcher)
+	*m = matcher{selector: selector}
+	if requirements, ok := selector.Requirements(); ok && len(requirements) > 0 {
+		m.hasKey = true
+		m.view.key = requirements[0].Key()
+	}
+	return m
+}
+
+// release returns m for reuse, holding nothing of the List it served.
+func (m *matcher) release() {
+	*m = matcher{}
+	matchers.Put(m)
 }
 
 // readHeaders reads the header of each map of found that is not nil, its
@@ -162,7 +205,8 @@ func (m *matcher) readHeaders(found []unstructuredLabels) {
 // matches those (*unstructured.Unstructured).GetLabels returns (a copy,
 // from unstructured.NestedNullCoercingStringMap(object, "metadata",
 // "labels")). For an *unstructured.Unstructured, l is its metadata.labels
-// map, read in place, nil if there is none:
+// map, read in place, nil if there is none, and ahead the value readAhead
+// read in it:
 //
 //   - metadata or metadata.labels absent, null, or not a JSON object
 //     (l is nil), or an empty map: no labels;
@@ -173,7 +217,7 @@ func (m *matcher) readHeaders(found []unstructuredLabels) {
 //
 // For any other object, its labels are read through meta.Accessor and
 // GetLabels, as client-go reads them.
-func (m *matcher) matches(obj any, l unstructuredLabels) (bool, error) {
+func (m *matcher) matches(obj any, l unstructuredLabels, ahead aheadValue) (bool, error) {
 	if u, ok := obj.(*unstructured.Unstructured); !ok || u == nil {
 		metadata, err := meta.Accessor(obj)
 		if err != nil {
@@ -195,7 +239,7 @@ func (m *matcher) matches(obj any, l unstructuredLabels) (bool, error) {
 	// time (CPU profile); skipping it for the map last found valid cut
 	// that read's time by 3 to 6%, and the warm List's by 5 to 19%
 	// (e2e/bench, 10,000 Pods, interleaved, in one run).
-	matches := m.selector.Matches(l)
+	matches := m.matchesLabels(l, ahead)
 	if matches == m.none() {
 		return matches, nil
 	}
@@ -208,6 +252,16 @@ func (m *matcher) matches(obj any, l unstructuredLabels) (bool, error) {
 	}
 	m.lastValid = p
 	return matches, nil
+}
+
+// matchesLabels returns whether the selector matches l, reading the value
+// of its first key from ahead if it has one.
+func (m *matcher) matchesLabels(l unstructuredLabels, ahead aheadValue) bool {
+	if !m.hasKey {
+		return m.selector.Matches(l)
+	}
+	m.view.labels, m.view.ahead = l, ahead
+	return m.selector.Matches(&m.view)
 }
 
 // none returns whether the selector matches an object without labels.
