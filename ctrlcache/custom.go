@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -156,26 +155,11 @@ func (v *customView) lister() generic.Lister[runtime.Object] {
 }
 
 func (v *customView) get(namespace, name string) (runtime.Object, bool, error) {
-	var (
-		obj runtime.Object
-		err error
-	)
-	if namespace == "" {
-		obj, err = v.lister().Get(name)
-	} else {
-		obj, err = v.lister().Namespace(namespace).Get(name)
-	}
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
-	}
-	return obj, err == nil, err
+	return getFrom(v.lister(), namespace, name)
 }
 
 func (v *customView) list(namespace string, selector labels.Selector) ([]runtime.Object, error) {
-	if namespace == "" {
-		return v.lister().List(selector)
-	}
-	return v.lister().Namespace(namespace).List(selector)
+	return listFrom(v.lister(), namespace, selector)
 }
 
 func (v *customView) byIndex(indexName, value string) ([]runtime.Object, error) {

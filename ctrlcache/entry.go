@@ -111,7 +111,9 @@ func (e *entry) list(out client.ObjectList, opts ...client.ListOption) error {
 		return err
 	}
 	copied := e.deepCopy(listOpts.UnsafeDisableDeepCopy)
-	items := make([]runtime.Object, 0, len(objs))
+	// objs is this read's own slice: the items (copies, or the cached
+	// objects) are written over it.
+	items := objs[:0]
 	for _, obj := range objs {
 		if listOpts.Limit > 0 && int64(len(items)) >= listOpts.Limit {
 			break

@@ -1,8 +1,6 @@
 package ctrlcache
 
 import (
-	"errors"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -78,44 +76,50 @@ type handleView[T generic.Object] struct {
 func (v handleView[T]) handle() handleMethods { return v.h }
 
 func (v handleView[T]) get(namespace, name string) (runtime.Object, bool, error) {
+	return getFrom(v.h.Lister(), namespace, name)
+}
+
+func (v handleView[T]) list(namespace string, selector labels.Selector) ([]runtime.Object, error) {
+	return listFrom(v.h.Lister(), namespace, selector)
+}
+
+func (v handleView[T]) byIndex(indexName, value string) ([]runtime.Object, error) {
+	objs, err := v.h.Lister().ByIndex(indexName, value)
+	return erase(objs), err
+}
+
+// getFrom reads namespace/name (name, cluster-scoped) from lister: found
+// false for NotFound, which the reader answers with its own error.
+func getFrom[T runtime.Object](lister generic.Lister[T], namespace, name string) (runtime.Object, bool, error) {
 	var (
 		obj T
 		err error
 	)
 	if namespace == "" {
-		obj, err = v.h.Lister().Get(name)
+		obj, err = lister.Get(name)
 	} else {
-		obj, err = v.h.Lister().Namespace(namespace).Get(name)
+		obj, err = lister.Namespace(namespace).Get(name)
 	}
-	if apierrors.IsNotFound(err) {
+	switch {
+	case err == nil:
+		return obj, true, nil
+	case apierrors.IsNotFound(err):
 		return nil, false, nil
 	}
-	if err != nil {
-		return nil, false, err
-	}
-	return obj, true, nil
+	return nil, false, err
 }
 
-func (v handleView[T]) list(namespace string, selector labels.Selector) ([]runtime.Object, error) {
+// listFrom lists the objects of namespace (every namespace if empty) that
+// selector matches from lister.
+func listFrom[T runtime.Object](lister generic.Lister[T], namespace string, selector labels.Selector) ([]runtime.Object, error) {
 	var (
 		objs []T
 		err  error
 	)
 	if namespace == "" {
-		objs, err = v.h.Lister().List(selector)
+		objs, err = lister.List(selector)
 	} else {
-		objs, err = v.h.Lister().Namespace(namespace).List(selector)
-	}
-	return erase(objs), err
-}
-
-func (v handleView[T]) byIndex(indexName, value string) ([]runtime.Object, error) {
-	objs, err := v.h.Lister().ByIndex(indexName, value)
-	var partial *generic.PartialIndexError
-	if errors.As(err, &partial) {
-		// controller-runtime's cache answers with an error when an index
-		// function fails; keep that.
-		return nil, err
+		objs, err = lister.Namespace(namespace).List(selector)
 	}
 	return erase(objs), err
 }
